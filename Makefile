@@ -1,0 +1,135 @@
+# Makefile - builds cuk, its tests, and runs them.
+#
+#   make            build ./cuk
+#   make run        build and start the REPL
+#   make test       build and run every test (GPU tests skip without a GPU)
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# Optional parts are probed and can be forced: WITH_CUDA=0|1,
+# WITH_READLINE=0|1, WITH_NCURSES=0|1, WITH_BLAS=0|1. Everything below with
+# ?= can be overridden on the command line or in the environment.
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+# SASS for these architectures plus PTX for the newest, so that newer GPUs
+# JIT it. CUDA 13 builds for sm_75 (Turing) and later.
+CUDA_ARCH ?= 75 80 86 89 90
+NVCCFLAGS ?= -O3 -g -lineinfo
+PREFIX    ?= /usr/local
+BUILD     ?= build
+
+# probe_c: 1 if a program including header $(1) links with flags $(2).
+H := \#
+probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(void){return 0;}\n' | \
+            $(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo 1 || echo 0)
+
+WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+WITH_READLINE ?= $(call probe_c,readline/readline.h,-lreadline)
+WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncurses)
+# OpenBLAS when pkg-config knows it, else the system's (reference) BLAS.
+HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1 || echo 0)
+ifeq ($(HAVE_OPENBLAS),1)
+BLAS_CFLAGS ?= $(shell pkg-config --cflags openblas) -DCUK_OPENBLAS=1
+BLAS_LIBS   ?= $(shell pkg-config --libs openblas)
+else
+BLAS_CFLAGS ?=
+BLAS_LIBS   ?= -lblas
+endif
+WITH_BLAS ?= $(call probe_c,cblas.h,$(BLAS_CFLAGS) $(BLAS_LIBS))
+# Run each probe once, not at every use.
+WITH_CUDA := $(WITH_CUDA)
+WITH_READLINE := $(WITH_READLINE)
+WITH_NCURSES := $(WITH_NCURSES)
+WITH_BLAS := $(WITH_BLAS)
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+# No fused multiply-add contraction: the host's random numbers must match
+# the device's bit for bit (kernels/philox.h).
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. $(WARN) \
+             -ffp-contract=off -MMD -MP $(CFLAGS) $(FEATURES)
+LDLIBS   = -lm
+FEATURES =
+
+ENGINE_SRC := $(wildcard engine/*.c)
+KERNEL_SRC := kernels/backends.c kernels/cpu.c kernels/blas.c
+REPL_SRC   := $(wildcard repl/*.c)
+CU_SRC     :=
+
+ifeq ($(WITH_BLAS),1)
+FEATURES += -DCUK_HAVE_BLAS=1 $(BLAS_CFLAGS)
+LDLIBS   += $(BLAS_LIBS)
+endif
+
+ifeq ($(WITH_CUDA),1)
+CU_SRC    := $(wildcard kernels/*.cu)
+FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+             -lcublas -lcudart_static -lstdc++ -ldl -lrt -lpthread
+GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
+             -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
+else
+KERNEL_SRC += kernels/gpu_none.c
+endif
+
+ifeq ($(WITH_READLINE),1)
+FEATURES += -DCUK_HAVE_READLINE=1
+REPL_LIBS += -lreadline
+endif
+ifeq ($(WITH_NCURSES),1)
+FEATURES += -DCUK_HAVE_NCURSES=1
+REPL_LIBS += -lncurses
+endif
+
+CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(ENGINE_SRC) $(KERNEL_SRC)) \
+            $(patsubst %.cu,$(BUILD)/%.o,$(CU_SRC))
+REPL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(REPL_SRC))
+
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+GPU_TEST  := $(BUILD)/tests/gpu_test
+
+.PHONY: all run test install clean config
+all: cuk
+
+cuk: $(CORE_OBJ) $(REPL_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(REPL_LIBS) $(LDLIBS)
+
+run: cuk
+	./cuk
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The random-number kernels must not contract into FMAs (kernels/philox.h).
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -I. -std=c++17 -Xcompiler -Wall \
+	    $(if $(findstring random,$<),-fmad=false) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/check.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+$(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+test: cuk $(UNIT_BIN) $(GPU_TEST)
+	@CUK=./cuk BUILD=$(BUILD) tests/run.sh
+
+config:
+	@echo "CUDA=$(WITH_CUDA) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
+	BLAS=$(WITH_BLAS) openblas=$(HAVE_OPENBLAS) arch=$(CUDA_ARCH)"
+
+install: cuk
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 cuk $(DESTDIR)$(PREFIX)/bin/cuk
+
+clean:
+	rm -rf $(BUILD) cuk
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,66 @@
+/* ast.h - the syntax tree the parser builds and the evaluator walks. */
+#ifndef CUK_AST_H
+#define CUK_AST_H
+
+#include <stddef.h>
+
+#include "engine/lex.h"
+
+typedef enum {
+    AST_NUMBER,     /* num */
+    AST_STRING,     /* text */
+    AST_NAME,       /* text */
+    AST_CALL,       /* text(kid...) */
+    AST_BINARY,     /* kid[0] op kid[1]; op is TK_PLUS .. TK_AT */
+    AST_NEGATE,     /* -kid[0] */
+    AST_TRANSPOSE,  /* kid[0]' or kid[0].T */
+    AST_INDEX,      /* kid[0][kid[1]] or kid[0][kid[1], kid[2]] */
+    AST_RANGE,      /* start:stop inside an index; kids may be NULL */
+    AST_MATRIX,     /* [rows]: kid[] are AST_ROW */
+    AST_ROW         /* one row of a literal: kid[] are its elements */
+} ast_kind;
+
+typedef struct ast {
+    ast_kind kind;
+    tk_kind op;
+    size_t pos;          /* where an error about this node points */
+    size_t start, end;   /* the source span it covers */
+    double num;
+    const char *text;
+    struct ast **kid;
+    int nkid;
+} ast;
+
+/* The commands: the first word of a statement, unless followed by '='. */
+typedef enum {
+    CMD_MODE, CMD_MODES, CMD_WHO, CMD_CLEAR, CMD_SEED, CMD_BENCH, CMD_TIMEIT,
+    CMD_INFO, CMD_KERNELS, CMD_PANEL, CMD_TIME, CMD_SAVE, CMD_RUN, CMD_HELP,
+    CMD_FORMAT, CMD_QUIT, CMD_COUNT
+} cmd_id;
+
+typedef enum { STMT_EXPR, STMT_ASSIGN, STMT_CMD } stmt_kind;
+
+typedef struct stmt {
+    stmt_kind kind;
+    int print;              /* not silenced by a trailing ';' */
+    size_t start, end;      /* source span */
+    const char *name;       /* STMT_ASSIGN: the target */
+    size_t name_pos;
+    ast *expr;              /* STMT_EXPR / STMT_ASSIGN; CMD_BENCH's expression; CMD_SEED's value */
+    cmd_id cmd;
+    size_t cmd_pos;
+    ast **arg;              /* command words (AST_NAME / AST_STRING / AST_NUMBER) */
+    int narg;
+    struct stmt *sub;       /* CMD_TIMEIT: the statement to time */
+} stmt;
+
+typedef struct {
+    stmt **stmt;
+    int n;
+} program;
+
+/* Command table lookups for the parser, completion and help. */
+const char *cmd_name(cmd_id id);
+int cmd_lookup(const char *word); /* cmd_id, or -1 */
+
+#endif

@@ -1,0 +1,87 @@
+/* error.c - the engine's error slot and interrupt flag (see error.h). */
+#include "engine/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static cuk_error err_slot;
+
+volatile sig_atomic_t cuk_interrupted;
+
+static int err_vset(cuk_errkind kind, size_t pos, const char *fmt, va_list ap)
+{
+    err_slot.kind = kind;
+    err_slot.pos = pos;
+    vsnprintf(err_slot.msg, sizeof err_slot.msg, fmt, ap);
+    return -1;
+}
+
+int cuk_err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(CUK_E_USER, CUK_NOPOS, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cuk_err_at(size_t pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(CUK_E_USER, pos, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cuk_err_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(CUK_E_FATAL, CUK_NOPOS, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cuk_err_cancel(void)
+{
+    err_slot.kind = CUK_E_CANCEL;
+    err_slot.pos = CUK_NOPOS;
+    snprintf(err_slot.msg, sizeof err_slot.msg, "interrupted");
+    return -1;
+}
+
+const cuk_error *cuk_err_get(void) { return &err_slot; }
+
+void cuk_err_locate(size_t pos)
+{
+    if (err_slot.pos == CUK_NOPOS)
+        err_slot.pos = pos;
+}
+
+void cuk_err_clear(void)
+{
+    err_slot.kind = CUK_E_NONE;
+    err_slot.pos = CUK_NOPOS;
+    err_slot.msg[0] = '\0';
+}
+
+int cuk_check_interrupt(void)
+{
+    return cuk_interrupted ? cuk_err_cancel() : 0;
+}
+
+const char *cuk_fmt_bytes(char *buf, size_t cap, double bytes)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%.0f B", bytes);
+    else
+        snprintf(buf, cap, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, unit[u]);
+    return buf;
+}

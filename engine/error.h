@@ -1,0 +1,65 @@
+/* error.h - the engine's one error slot, and the interrupt flag.
+ *
+ * cuk is single-threaded at the engine level, so a failing function sets the
+ * error here and returns -1 (or NULL); callers pass the failure up to the
+ * statement that caused it, which reports it once and leaves the workspace as
+ * it was. Kernels (CPU and GPU) report through the same slot. */
+#ifndef CUK_ERROR_H
+#define CUK_ERROR_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#define CUK_NOPOS ((size_t)-1)
+
+typedef enum {
+    CUK_E_NONE = 0,
+    CUK_E_USER,     /* ordinary error: bad input, shapes, files, out of memory */
+    CUK_E_CANCEL,   /* the user pressed Ctrl-C */
+    CUK_E_FATAL     /* the CUDA context is poisoned: the session must end */
+} cuk_errkind;
+
+typedef struct {
+    cuk_errkind kind;
+    size_t pos;        /* byte offset in the statement's source, or CUK_NOPOS */
+    char msg[640];
+} cuk_error;
+
+#if defined(__GNUC__)
+#define CUK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CUK_PRINTF(a, b)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Set the error (kind CUK_E_USER, no position). Always returns -1. */
+int cuk_err(const char *fmt, ...) CUK_PRINTF(1, 2);
+/* Same, pointing at byte offset pos of the current source. */
+int cuk_err_at(size_t pos, const char *fmt, ...) CUK_PRINTF(2, 3);
+/* An error that ends the session (poisoned CUDA context). */
+int cuk_err_fatal(const char *fmt, ...) CUK_PRINTF(1, 2);
+/* The interrupt turned into an error; returns -1. */
+int cuk_err_cancel(void);
+
+const cuk_error *cuk_err_get(void);
+/* Give the pending error a position if it has none yet. */
+void cuk_err_locate(size_t pos);
+void cuk_err_clear(void);
+
+/* Set by the SIGINT handler while a command runs; long loops poll it. */
+extern volatile sig_atomic_t cuk_interrupted;
+
+/* Nonzero (and the error set) if the user asked to stop. */
+int cuk_check_interrupt(void);
+
+/* Human-readable byte count ("4.17 MiB") into buf. */
+const char *cuk_fmt_bytes(char *buf, size_t cap, double bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

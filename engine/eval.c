@@ -1,0 +1,506 @@
+/* eval.c - the evaluator (see eval.h): walks an expression's AST, checks
+ * shapes with messages that name the operands as the user wrote them, and
+ * runs each operation in the current mode through engine/ops.h. */
+#include "engine/eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/fileio.h"
+#include "engine/ops.h"
+
+typedef cuk_matrix *(*builtin_fn)(cuk_session *s, const ast *call);
+
+typedef struct {
+    const char *name;
+    int min_args, max_args;
+    builtin_fn fn;
+    const char *usage;
+} builtin;
+
+static const builtin *find_builtin(const char *name);
+/* How an operand is named in messages: its source text when short
+ * ("A", "A'", "B[0:2,:]"), else a generic word. */
+static const char *label(const cuk_session *s, const ast *e, const char *generic, char *buf, size_t cap)
+{
+    size_t n = e->end - e->start;
+    if (n == 0 || n > 24 || e->end > s->src->len || memchr(s->src->text + e->start, '\n', n))
+        return generic;
+    snprintf(buf, cap, "%.*s", (int)n, s->src->text + e->start);
+    return buf;
+}
+
+/* A scalar argument's value; what names the call in messages. */
+static int scalar_of(cuk_session *s, const ast *e, const char *what, double *out)
+{
+    cuk_matrix *m = eval_expr(s, e);
+    float v;
+    if (!m)
+        return -1;
+    if (m->rows != 1 || m->cols != 1) {
+        cuk_err_at(e->pos, "%s must be a scalar (got a %dx%d matrix)", what, m->rows, m->cols);
+        mat_unref(m);
+        return -1;
+    }
+    int rc = mat_scalar_value(m, &v);
+    mat_unref(m);
+    *out = v;
+    return rc;
+}
+
+/* Dimensions from args first.. of a call: () is 1x1, (n) is n x n, (m, n). */
+static int dims_of(cuk_session *s, const ast *call, int first, int *rows, int *cols)
+{
+    double r = 1, c = 1;
+    char what[48];
+    int n = call->nkid - first;
+    snprintf(what, sizeof what, "%s: the dimension", call->text);
+    if (n >= 1 && scalar_of(s, call->kid[first], what, &r) != 0)
+        return -1;
+    c = r;
+    if (n >= 2 && scalar_of(s, call->kid[first + 1], what, &c) != 0)
+        return -1;
+    if (mat_check_shape(call->text, r, c) != 0) {
+        cuk_err_locate(n >= 1 ? call->kid[first]->pos : call->pos);
+        return -1;
+    }
+    *rows = (int)r;
+    *cols = (int)c;
+    return 0;
+}
+
+static cuk_matrix *arg1(cuk_session *s, const ast *call) { return eval_expr(s, call->kid[0]); }
+
+/* ---- built-in functions ---- */
+
+static cuk_matrix *draw(cuk_session *s, const ast *call, cuk_dist dist)
+{
+    int r, c;
+    if (dims_of(s, call, 0, &r, &c) != 0)
+        return NULL;
+    cuk_matrix *m = op_random(s->mode, dist, r, c, s->seed, s->draws);
+    if (m)
+        s->draws++; /* only a draw that happened moves the stream on */
+    return m;
+}
+
+static cuk_matrix *fn_rand(cuk_session *s, const ast *call) { return draw(s, call, CUK_RAND_UNIFORM); }
+static cuk_matrix *fn_randn(cuk_session *s, const ast *call) { return draw(s, call, CUK_RAND_NORMAL); }
+
+static cuk_matrix *filled(cuk_session *s, const ast *call, float v)
+{
+    int r, c;
+    return dims_of(s, call, 0, &r, &c) == 0 ? op_fill(s->mode, r, c, v) : NULL;
+}
+
+static cuk_matrix *fn_zeros(cuk_session *s, const ast *call) { return filled(s, call, 0.0f); }
+static cuk_matrix *fn_ones(cuk_session *s, const ast *call) { return filled(s, call, 1.0f); }
+
+static cuk_matrix *fn_fill(cuk_session *s, const ast *call)
+{
+    int r, c;
+    double v;
+    if (dims_of(s, call, 0, &r, &c) != 0 || scalar_of(s, call->kid[2], "fill: the value", &v) != 0)
+        return NULL;
+    return op_fill(s->mode, r, c, (float)v);
+}
+
+static cuk_matrix *fn_eye(cuk_session *s, const ast *call)
+{
+    int r, c;
+    return dims_of(s, call, 0, &r, &c) == 0 ? op_eye(s->mode, r, c) : NULL;
+}
+
+static cuk_matrix *reduce(cuk_session *s, const ast *call, cuk_redop op)
+{
+    cuk_matrix *a = arg1(s, call), *m = a ? op_reduce(s->mode, op, a) : NULL;
+    mat_unref(a);
+    return m;
+}
+
+static cuk_matrix *fn_sum(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_SUM); }
+static cuk_matrix *fn_mean(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_MEAN); }
+static cuk_matrix *fn_norm(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_NORM); }
+
+static cuk_matrix *unary(cuk_session *s, const ast *call, cuk_unop op)
+{
+    cuk_matrix *a = arg1(s, call), *m = a ? op_unary(s->mode, op, a) : NULL;
+    mat_unref(a);
+    return m;
+}
+
+static cuk_matrix *fn_abs(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_ABS); }
+static cuk_matrix *fn_sqrt(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_SQRT); }
+static cuk_matrix *fn_exp(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_EXP); }
+
+static cuk_matrix *fn_transpose(cuk_session *s, const ast *call)
+{
+    cuk_matrix *a = arg1(s, call), *m = a ? op_transpose(s->mode, a) : NULL;
+    mat_unref(a);
+    return m;
+}
+
+static cuk_matrix *fn_size(cuk_session *s, const ast *call)
+{
+    cuk_matrix *a = arg1(s, call), *m = a ? mat_new_host(1, 2) : NULL;
+    if (m) {
+        m->host[0] = (float)a->rows;
+        m->host[1] = (float)a->cols;
+    }
+    mat_unref(a);
+    return m;
+}
+
+static int same_or_scalar(const cuk_matrix *a, const cuk_matrix *b)
+{
+    return (a->rows == b->rows && a->cols == b->cols) || mat_numel(a) == 1 || mat_numel(b) == 1;
+}
+
+/* An elementwise op after checking that the shapes agree (or one is 1x1). */
+static cuk_matrix *ewise_checked(cuk_session *s, const ast *at, cuk_ewop op, const char *what,
+                                 const ast *ea, cuk_matrix *a, const ast *eb, cuk_matrix *b)
+{
+    char la[32], lb[32];
+    if (same_or_scalar(a, b))
+        return op_ewise(s->mode, op, a, b);
+    const char *hint = op == CUK_EW_MUL && a->cols == b->rows ? "; * is elementwise, @ is the matrix product" : "";
+    cuk_err_at(at->pos, "%s: nonconformant operands (%s is %dx%d, %s is %dx%d)%s", what,
+               label(s, ea, "left", la, sizeof la), a->rows, a->cols, label(s, eb, "right", lb, sizeof lb),
+               b->rows, b->cols, hint);
+    return NULL;
+}
+
+/* min(A) / max(A): the smallest / largest element; min(A, B): elementwise. */
+static cuk_matrix *extremum(cuk_session *s, const ast *call, cuk_redop red, cuk_ewop ew)
+{
+    if (call->nkid == 1)
+        return reduce(s, call, red);
+    cuk_matrix *a = eval_expr(s, call->kid[0]), *b = a ? eval_expr(s, call->kid[1]) : NULL, *m = NULL;
+    if (b)
+        m = ewise_checked(s, call, ew, call->text, call->kid[0], a, call->kid[1], b);
+    mat_unref(a);
+    mat_unref(b);
+    return m;
+}
+
+static cuk_matrix *fn_min(cuk_session *s, const ast *call) { return extremum(s, call, CUK_RED_MIN, CUK_EW_MIN); }
+static cuk_matrix *fn_max(cuk_session *s, const ast *call) { return extremum(s, call, CUK_RED_MAX, CUK_EW_MAX); }
+
+static cuk_matrix *fn_dot(cuk_session *s, const ast *call)
+{
+    char lx[32], ly[32];
+    cuk_matrix *x = eval_expr(s, call->kid[0]), *y = x ? eval_expr(s, call->kid[1]) : NULL, *m = NULL;
+    if (y && mat_numel(x) != mat_numel(y))
+        cuk_err_at(call->pos, "dot: operands have different lengths (%s is %dx%d, %s is %dx%d)",
+                   label(s, call->kid[0], "x", lx, sizeof lx), x->rows, x->cols,
+                   label(s, call->kid[1], "y", ly, sizeof ly), y->rows, y->cols);
+    else if (y)
+        m = op_dot(s->mode, x, y);
+    mat_unref(x);
+    mat_unref(y);
+    return m;
+}
+
+static cuk_matrix *fn_load(cuk_session *s, const ast *call)
+{
+    const ast *a = call->kid[0];
+    if (a->kind != AST_STRING) {
+        cuk_err_at(a->pos, "load: expected a file name in double quotes, as in load(\"a.npy\")");
+        return NULL;
+    }
+    cuk_matrix *m = fileio_load(a->text);
+    if (!m)
+        cuk_err_locate(a->pos);
+    return m;
+}
+
+static const builtin builtins[] = {
+    {"abs", 1, 1, fn_abs, "abs(A)          elementwise absolute value"},
+    {"dot", 2, 2, fn_dot, "dot(x, y)       sum of x .* y (same number of elements)"},
+    {"exp", 1, 1, fn_exp, "exp(A)          elementwise e^x"},
+    {"eye", 1, 2, fn_eye, "eye(n), eye(m, n)  identity matrix"},
+    {"fill", 3, 3, fn_fill, "fill(m, n, v)   m x n matrix of v"},
+    {"load", 1, 1, fn_load, "load(\"file\")    read a .npy or .csv file"},
+    {"max", 1, 2, fn_max, "max(A), max(A, B)  largest element; elementwise maximum"},
+    {"mean", 1, 1, fn_mean, "mean(A)         mean of all elements"},
+    {"min", 1, 2, fn_min, "min(A), min(A, B)  smallest element; elementwise minimum"},
+    {"norm", 1, 1, fn_norm, "norm(A)         Frobenius norm (2-norm of a vector)"},
+    {"ones", 0, 2, fn_ones, "ones(n), ones(m, n)  all ones"},
+    {"rand", 0, 2, fn_rand, "rand(n), rand(m, n)  uniform random values in [0, 1)"},
+    {"randn", 0, 2, fn_randn, "randn(n), randn(m, n)  standard normal random values"},
+    {"size", 1, 1, fn_size, "size(A)         [rows cols]"},
+    {"sqrt", 1, 1, fn_sqrt, "sqrt(A)         elementwise square root"},
+    {"sum", 1, 1, fn_sum, "sum(A)          sum of all elements"},
+    {"transpose", 1, 1, fn_transpose, "transpose(A)    same as A'"},
+    {"zeros", 0, 2, fn_zeros, "zeros(n), zeros(m, n)  all zeros"},
+};
+
+#define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
+
+static const builtin *find_builtin(const char *name)
+{
+    for (int i = 0; i < NBUILTINS; i++)
+        if (!strcmp(builtins[i].name, name))
+            return &builtins[i];
+    return NULL;
+}
+
+/* The usage line's call forms, without the description after two blanks. */
+static int usage_len(const builtin *b)
+{
+    const char *end = strstr(b->usage, "  ");
+    return (int)(end ? (size_t)(end - b->usage) : strlen(b->usage));
+}
+
+const char *eval_function_name(int i) { return i >= 0 && i < NBUILTINS ? builtins[i].name : NULL; }
+
+const char *eval_function_usage(const char *name)
+{
+    const builtin *b = find_builtin(name);
+    return b ? b->usage : NULL;
+}
+
+/* ---- expressions ---- */
+
+static cuk_matrix *eval_call(cuk_session *s, const ast *e)
+{
+    const builtin *b = find_builtin(e->text);
+    if (!b) {
+        if (ws_get(&s->ws, e->text))
+            cuk_err_at(e->pos, "'%s' is a variable, not a function: index it with %s[i, j] (0-based)", e->text,
+                       e->text);
+        else
+            cuk_err_at(e->pos, "unknown function '%s' (try `help functions`)", e->text);
+        return NULL;
+    }
+    if (e->nkid < b->min_args || e->nkid > b->max_args) {
+        char want[32];
+        if (b->min_args == b->max_args)
+            snprintf(want, sizeof want, "%d argument%s", b->min_args, b->min_args == 1 ? "" : "s");
+        else
+            snprintf(want, sizeof want, "%d to %d arguments", b->min_args, b->max_args);
+        cuk_err_at(e->pos, "%s: expected %s, got %d (usage: %.*s)", b->name, want, e->nkid, usage_len(b), b->usage);
+        return NULL;
+    }
+    return b->fn(s, e);
+}
+
+static cuk_matrix *eval_name(cuk_session *s, const ast *e)
+{
+    cuk_matrix *m = ws_get(&s->ws, e->text);
+    if (m)
+        return mat_ref(m);
+    const builtin *b = find_builtin(e->text);
+    if (b)
+        cuk_err_at(e->pos, "'%s' is a function: call it as %.*s", e->text, usage_len(b), b->usage);
+    else
+        cuk_err_at(e->pos, "'%s' is not defined", e->text);
+    return NULL;
+}
+
+static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
+{
+    static const struct {
+        tk_kind tok;
+        cuk_ewop op;
+        const char *what;
+    } ew[] = {{TK_PLUS, CUK_EW_ADD, "add"}, {TK_MINUS, CUK_EW_SUB, "subtract"},
+              {TK_STAR, CUK_EW_MUL, "multiply"}, {TK_SLASH, CUK_EW_DIV, "divide"}};
+    char la[32], lb[32];
+    cuk_matrix *a = eval_expr(s, e->kid[0]), *b = a ? eval_expr(s, e->kid[1]) : NULL, *m = NULL;
+    if (!b) {
+        mat_unref(a);
+        return NULL;
+    }
+    if (e->op == TK_AT) {
+        if (a->cols == b->rows)
+            m = op_matmul(s->mode, a, b);
+        else
+            cuk_err_at(e->pos, "matmul: nonconformant operands (%s is %dx%d, %s is %dx%d)",
+                       label(s, e->kid[0], "left", la, sizeof la), a->rows, a->cols,
+                       label(s, e->kid[1], "right", lb, sizeof lb), b->rows, b->cols);
+    } else {
+        for (size_t i = 0; i < sizeof ew / sizeof ew[0]; i++)
+            if (ew[i].tok == e->op)
+                m = ewise_checked(s, e, ew[i].op, ew[i].what, e->kid[0], a, e->kid[1], b);
+    }
+    mat_unref(a);
+    mat_unref(b);
+    return m;
+}
+
+/* An index value: a whole number, negative counting from the end. */
+static int index_value(cuk_session *s, const ast *e, int n, int clamp, int *out)
+{
+    double v;
+    if (scalar_of(s, e, "an index", &v) != 0)
+        return -1;
+    if (v != floor(v))
+        return cuk_err_at(e->pos, "indices must be whole numbers (got %g)", v);
+    if (v < 0)
+        v += n;
+    if (clamp)
+        v = v < 0 ? 0 : v > n ? n : v;
+    *out = (int)v;
+    return 0;
+}
+
+/* Resolve one index (a position or lo:hi) against a dimension of size n. */
+static int resolve_index(cuk_session *s, const ast *ix, int n, int axis, const char *what, int *lo, int *count)
+{
+    if (ix->kind != AST_RANGE) {
+        if (index_value(s, ix, n, 0, lo) != 0)
+            return -1;
+        if (*lo < 0 || *lo >= n)
+            return cuk_err_at(ix->pos, "index out of bounds: %s has %d %s (valid indices %d to %d)", what, n,
+                              axis ? "columns" : "rows", -n, n - 1);
+        *count = 1;
+        return 0;
+    }
+    int hi = n;
+    *lo = 0;
+    if (ix->kid[0] && index_value(s, ix->kid[0], n, 1, lo) != 0)
+        return -1;
+    if (ix->kid[1] && index_value(s, ix->kid[1], n, 1, &hi) != 0)
+        return -1;
+    if (hi <= *lo)
+        return cuk_err_at(ix->pos, "empty slice %d:%d of %s (%d %s): cuk has no empty matrices", *lo, hi, what, n,
+                          axis ? "columns" : "rows");
+    *count = hi - *lo;
+    return 0;
+}
+
+static cuk_matrix *eval_index(cuk_session *s, const ast *e)
+{
+    char lbl[32];
+    cuk_matrix *a = eval_expr(s, e->kid[0]), *m = NULL;
+    int r0, nr, c0 = 0, nc;
+    if (!a)
+        return NULL;
+    const char *what = label(s, e->kid[0], "the matrix", lbl, sizeof lbl);
+    nc = a->cols;
+    if (resolve_index(s, e->kid[1], a->rows, 0, what, &r0, &nr) == 0 &&
+        (e->nkid < 3 || resolve_index(s, e->kid[2], a->cols, 1, what, &c0, &nc) == 0)) {
+        if (nr == a->rows && nc == a->cols)
+            m = mat_ref(a); /* the whole matrix: share it, values never change */
+        else
+            m = op_slice(s->mode, a, r0, nr, c0, nc);
+    }
+    mat_unref(a);
+    return m;
+}
+
+/* A literal whose elements are all 1x1 is built on the host directly. */
+static cuk_matrix *literal_of_scalars(const ast *e, cuk_matrix **v, int rows, int cols)
+{
+    cuk_matrix *m = mat_new_host(rows, cols);
+    for (int i = 0; m && i < rows * cols; i++) {
+        if (mat_scalar_value(v[i], &m->host[i]) != 0) {
+            mat_unref(m);
+            m = NULL;
+        }
+    }
+    return m;
+}
+
+/* Place each element of a literal: rows side by side must share a height,
+ * stacked rows must share a width. */
+static int literal_layout(cuk_session *s, const ast *e, cuk_matrix **v, op_block *blk, int *rows, int *cols)
+{
+    int k = 0, top = 0, width = -1;
+    for (int r = 0; r < e->nkid; r++) {
+        const ast *row = e->kid[r];
+        int h = v[k]->rows, w = 0;
+        for (int j = 0; j < row->nkid; j++, k++) {
+            if (v[k]->rows != h)
+                return cuk_err_at(row->kid[j]->pos, "horizontal dimensions mismatch (%dx%d vs %dx%d)", h, w,
+                                  v[k]->rows, v[k]->cols);
+            blk[k].m = v[k];
+            blk[k].row = top;
+            blk[k].col = w;
+            w += v[k]->cols;
+        }
+        if (width >= 0 && w != width)
+            return cuk_err_at(row->pos, "vertical dimensions mismatch (%dx%d vs %dx%d)", top, width, h, w);
+        width = w;
+        top += h;
+    }
+    *rows = top;
+    *cols = width;
+    return mat_check_shape("matrix literal", top, width);
+}
+
+static cuk_matrix *eval_literal(cuk_session *s, const ast *e)
+{
+    int n = 0, all_scalar = 1, rows = 0, cols = 0;
+    for (int r = 0; r < e->nkid; r++)
+        n += e->kid[r]->nkid;
+    cuk_matrix **v = calloc((size_t)n, sizeof *v);
+    op_block *blk = calloc((size_t)n, sizeof *blk);
+    cuk_matrix *m = NULL;
+    int k = 0, ok = v && blk;
+    if (!ok)
+        cuk_err("out of host memory");
+    for (int r = 0; ok && r < e->nkid; r++)
+        for (int j = 0; ok && j < e->kid[r]->nkid; j++, k++) {
+            ok = (v[k] = eval_expr(s, e->kid[r]->kid[j])) != NULL;
+            all_scalar = all_scalar && ok && mat_numel(v[k]) == 1;
+        }
+    if (ok && literal_layout(s, e, v, blk, &rows, &cols) == 0)
+        m = all_scalar ? literal_of_scalars(e, v, rows, cols) : op_concat(s->mode, blk, n, rows, cols);
+    for (int i = 0; v && i < n; i++)
+        mat_unref(v[i]);
+    free(v);
+    free(blk);
+    return m;
+}
+
+static cuk_matrix *eval_node(cuk_session *s, const ast *e)
+{
+    cuk_matrix *a, *m;
+    switch (e->kind) {
+    case AST_NUMBER:
+        return mat_scalar((float)e->num);
+    case AST_NAME:
+        return eval_name(s, e);
+    case AST_CALL:
+        return eval_call(s, e);
+    case AST_BINARY:
+        return eval_binary(s, e);
+    case AST_NEGATE:
+        if (e->kid[0]->kind == AST_NUMBER) /* a negative literal is a value, not an operation */
+            return mat_scalar(-(float)e->kid[0]->num);
+        a = eval_expr(s, e->kid[0]);
+        m = a ? op_unary(s->mode, CUK_UN_NEG, a) : NULL;
+        mat_unref(a);
+        return m;
+    case AST_TRANSPOSE:
+        a = eval_expr(s, e->kid[0]);
+        m = a ? op_transpose(s->mode, a) : NULL;
+        mat_unref(a);
+        return m;
+    case AST_INDEX:
+        return eval_index(s, e);
+    case AST_MATRIX:
+        return eval_literal(s, e);
+    case AST_STRING:
+        cuk_err_at(e->pos, "a string can only be a file name, as in load(\"a.npy\")");
+        return NULL;
+    default:
+        cuk_err_at(e->pos, "internal error: unexpected syntax node %d", (int)e->kind);
+        return NULL;
+    }
+}
+
+cuk_matrix *eval_expr(cuk_session *s, const ast *e)
+{
+    if (cuk_check_interrupt() != 0)
+        return NULL;
+    cuk_matrix *m = eval_node(s, e);
+    if (!m)
+        cuk_err_locate(e->pos);
+    return m;
+}

@@ -1,0 +1,119 @@
+/* help.c - `help` and `help TOPIC`: the same ground as README.md, in short. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/commands.h"
+#include "engine/error.h"
+#include "engine/eval.h"
+#include "engine/out.h"
+
+static const char help_overview[] =
+    "cuk: a matrix calculator whose matrices live on the GPU.\n"
+    "\n"
+    "  A = rand(1037, 1055); B = rand(1055, 1031)\n"
+    "  C = A @ B              matrix product in the current mode\n"
+    "  mode cpu               select who does the work: cpu blas naive tiled fast cublas\n"
+    "  bench A @ B            the same product in every mode, side by side\n"
+    "  time on                print what each command costs\n"
+    "\n"
+    "help topics: language, functions, commands, modes, files, keys\n"
+    "help NAME explains one function or command, e.g. `help rand`, `help bench`.\n";
+
+static const char help_language[] =
+    "values are float32 matrices; a number is a 1x1 matrix.\n"
+    "\n"
+    "  A = expr          assign (a trailing ; stops the value being printed)\n"
+    "  expr              evaluate and print; the value is kept as `ans`\n"
+    "  A @ B             matrix product\n"
+    "  A + B, A - B      elementwise; * and / are elementwise too\n"
+    "                    a 1x1 operand works with any shape: 2 * A, A - 1\n"
+    "  -A  A'  A.T       negate, transpose\n"
+    "  [1 2; 3 4]        literal: , or blanks between elements, ; or newline between rows;\n"
+    "                    elements may be matrices: [A B; C D]\n"
+    "  A[i, j]  A[i]     0-based indexing, negative counts from the end; A[i] is row i\n"
+    "  A[0:5, :]         slices lo:hi (hi excluded), as in NumPy\n"
+    "  2  1.5e-3  inf  nan    numbers;  \"text\"  strings (file names only)\n"
+    "  # comment         to the end of the line; a, b; c    separate statements\n";
+
+static const char help_files[] =
+    "  save A \"a.npy\"     NumPy .npy (float32, C order); save A \"a.csv\" for text\n"
+    "  A = load(\"a.npy\")  .npy float32/float64, C or Fortran order; or .csv\n"
+    "  run \"script.cuk\"   run a script in this session\n"
+    "saving writes a temporary file and renames it: a failed save never leaves half a file.\n"
+    "\n"
+    "scripts: cuk FILE.cuk, cuk < FILE, ... | cuk, cuk -e 'stmts'; a #! first line is\n"
+    "ignored. A script stops at the first error, printing FILE:LINE:COL, and exits with 1.\n";
+
+static const char help_keys[] =
+    "  Tab        complete commands, functions, variables, modes; file names inside quotes\n"
+    "  Up/Down    history (kept in ~/.cuk_history)\n"
+    "  Ctrl-C     clear the line; while a command runs, cancel it (variables are kept)\n"
+    "  Ctrl-D     leave cuk\n"
+    "an open ( or [ at the end of a line asks for more lines.\n";
+
+static void help_functions(void)
+{
+    out_printf("functions:\n");
+    for (int i = 0; eval_function_name(i); i++)
+        out_printf("  %s\n", eval_function_usage(eval_function_name(i)));
+    out_printf("reductions (sum mean norm min max dot) give a 1x1 matrix.\n");
+}
+
+static void help_commands(void)
+{
+    out_printf("commands (the first word of a statement):\n");
+    for (int i = 0; i < CMD_COUNT; i++)
+        out_printf("  %-20s %s\n", cmd_usage((cmd_id)i), cmd_summary((cmd_id)i));
+}
+
+static void help_modes(void)
+{
+    out_printf("modes (`mode NAME` selects one; `modes` shows which are available here):\n");
+    for (int i = 0; i < cuk_nbackends; i++)
+        out_printf("  %-7s %-4s  %s\n", cuk_backends[i]->name, cuk_backends[i]->on_device ? "GPU" : "host",
+                   cuk_backends[i]->summary);
+    out_printf("every mode runs every operation; values and rand/randn seeds agree across modes.\n");
+}
+
+/* help NAME for one function, command or mode. */
+static int help_name(const char *topic)
+{
+    const char *usage = eval_function_usage(topic);
+    int c = cmd_lookup(topic);
+    const cuk_backend *be = cuk_backend_find(topic);
+    if (usage)
+        out_printf("  %s\n", usage);
+    if (c >= 0)
+        out_printf("  %-20s %s\n", cmd_usage((cmd_id)c), cmd_summary((cmd_id)c));
+    if (be)
+        out_printf("  mode %s (%s): %s\n", be->name, be->on_device ? "GPU" : "host", be->summary);
+    return usage || c >= 0 || be;
+}
+
+int help_command(cuk_session *s, const char *topic)
+{
+    static const struct {
+        const char *name, *text;
+    } pages[] = {{"language", help_language}, {"syntax", help_language}, {"files", help_files},
+                 {"scripts", help_files}, {"keys", help_keys}, {"repl", help_keys}};
+    if (!topic) {
+        out_printf("%s", help_overview);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
+        if (!strcmp(topic, pages[i].name)) {
+            out_printf("%s", pages[i].text);
+            return 0;
+        }
+    if (!strcmp(topic, "functions"))
+        help_functions();
+    else if (!strcmp(topic, "commands"))
+        help_commands();
+    else if (!strcmp(topic, "modes"))
+        help_modes();
+    else if (strchr("@+-*/'", topic[0]) && topic[0])
+        out_printf("%s", help_language);
+    else if (!help_name(topic))
+        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, files, keys)", topic);
+    return 0;
+}

@@ -1,0 +1,189 @@
+/* matrix.c - matrices and their residency (see matrix.h). */
+#include "engine/matrix.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/pool.h"
+#include "engine/timing.h"
+#include "kernels/gpu.h"
+
+static int poison;
+static size_t host_total;
+
+void mat_set_poison(int on)
+{
+    poison = on;
+    pool_set_poison(on);
+}
+
+size_t mat_host_total(void) { return host_total; }
+
+int mat_check_shape(const char *what, double rows, double cols)
+{
+    char sz[32];
+    if (!isfinite(rows) || !isfinite(cols) || rows != floor(rows) || cols != floor(cols))
+        return cuk_err("%s: dimensions must be whole numbers (got %g and %g)", what, rows, cols);
+    if (rows < 1 || cols < 1)
+        return cuk_err("%s: dimensions must be at least 1 (got %gx%g): cuk has no empty matrices",
+                       what, rows, cols);
+    double bytes = rows * cols * (double)sizeof(float);
+    if (rows > MAT_MAX_DIM || cols > MAT_MAX_DIM || bytes > (double)(SIZE_MAX / 4))
+        return cuk_err("%s: %gx%g is too large (%s)", what, rows, cols, cuk_fmt_bytes(sz, sizeof sz, bytes));
+    return 0;
+}
+
+/* MemAvailable from /proc/meminfo in bytes, or 0 if unknown. Large host
+ * allocations are checked against it: Linux overcommits, and a matrix that
+ * cannot fit would be killed, not refused, when first written. */
+static size_t host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
+static float *host_alloc(size_t bytes)
+{
+    char need[32], have[32];
+    size_t avail = bytes > (64u << 20) ? host_available() : 0;
+    float *p = (avail && bytes > avail) ? NULL : malloc(bytes);
+    if (!p) {
+        if (!avail)
+            avail = host_available();
+        cuk_err("out of host memory: needs %s, %s available", cuk_fmt_bytes(need, sizeof need, (double)bytes),
+                cuk_fmt_bytes(have, sizeof have, (double)avail));
+        return NULL;
+    }
+    if (poison)
+        memset(p, 0xFF, bytes);
+    host_total += bytes;
+    return p;
+}
+
+static cuk_matrix *mat_shell(int rows, int cols)
+{
+    cuk_matrix *m = calloc(1, sizeof *m);
+    if (!m) {
+        cuk_err("out of host memory");
+        return NULL;
+    }
+    m->refs = 1;
+    m->rows = rows;
+    m->cols = cols;
+    return m;
+}
+
+cuk_matrix *mat_new_host(int rows, int cols)
+{
+    cuk_matrix *m = mat_shell(rows, cols);
+    if (m && !(m->host = host_alloc(mat_bytes(m)))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
+{
+    if (!be->on_device)
+        return mat_new_host(rows, cols);
+    cuk_matrix *m = mat_shell(rows, cols);
+    if (m && !(m->dev = pool_alloc(mat_bytes(m)))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+cuk_matrix *mat_scalar(float v)
+{
+    cuk_matrix *m = mat_new_host(1, 1);
+    if (m)
+        m->host[0] = v;
+    return m;
+}
+
+cuk_matrix *mat_ref(cuk_matrix *m)
+{
+    m->refs++;
+    return m;
+}
+
+void mat_unref(cuk_matrix *m)
+{
+    if (!m || --m->refs > 0)
+        return;
+    if (m->host) {
+        host_total -= mat_bytes(m);
+        free(m->host);
+    }
+    pool_free(m->dev);
+    free(m);
+}
+
+float *mat_host(cuk_matrix *m)
+{
+    if (m->host)
+        return m->host;
+    float *h = host_alloc(mat_bytes(m));
+    if (!h)
+        return NULL;
+    if (gpu_d2h(h, m->dev->ptr, mat_bytes(m)) != 0) {
+        host_total -= mat_bytes(m);
+        free(h);
+        return NULL;
+    }
+    timing_moved(0, mat_bytes(m));
+    return m->host = h;
+}
+
+float *mat_dev(cuk_matrix *m)
+{
+    if (m->dev)
+        return m->dev->ptr;
+    pool_block *b = pool_alloc(mat_bytes(m));
+    if (!b)
+        return NULL;
+    if (gpu_h2d(b->ptr, m->host, mat_bytes(m)) != 0) {
+        pool_free(b);
+        return NULL;
+    }
+    timing_moved(mat_bytes(m), 0);
+    m->dev = b;
+    return b->ptr;
+}
+
+float *mat_data(cuk_matrix *m, const cuk_backend *be)
+{
+    return be->on_device ? mat_dev(m) : mat_host(m);
+}
+
+int mat_scalar_value(cuk_matrix *m, float *out)
+{
+    if (m->rows != 1 || m->cols != 1)
+        return cuk_err("expected a scalar, got a %dx%d matrix", m->rows, m->cols);
+    const float *h = mat_host(m);
+    if (!h)
+        return -1;
+    *out = h[0];
+    return 0;
+}
+
+const char *mat_where(const cuk_matrix *m)
+{
+    return m->host && m->dev ? "host+device" : m->dev ? "device" : "host";
+}
+
+size_t mat_host_bytes(const cuk_matrix *m) { return m->host ? mat_bytes(m) : 0; }
+size_t mat_dev_bytes(const cuk_matrix *m) { return m->dev ? mat_bytes(m) : 0; }

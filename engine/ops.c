@@ -1,0 +1,218 @@
+/* ops.c - operations on matrices through the current mode's backend
+ * (see ops.h). */
+#include "engine/ops.h"
+
+#include <stdio.h>
+
+#include "engine/error.h"
+#include "engine/pool.h"
+#include "engine/timing.h"
+
+const char *op_ewise_name(cuk_ewop op)
+{
+    static const char *n[] = {"add", "sub", "mul", "div", "min", "max"};
+    return n[op];
+}
+
+const char *op_unary_name(cuk_unop op)
+{
+    static const char *n[] = {"neg", "abs", "sqrt", "exp"};
+    return n[op];
+}
+
+const char *op_reduce_name(cuk_redop op)
+{
+    static const char *n[] = {"sum", "mean", "norm", "min", "max"};
+    return n[op];
+}
+
+static const char *shape1(char *buf, size_t cap, const cuk_matrix *a)
+{
+    snprintf(buf, cap, "%dx%d", a->rows, a->cols);
+    return buf;
+}
+
+static const char *shape2(char *buf, size_t cap, const cuk_matrix *a, const char *sep, const cuk_matrix *b)
+{
+    snprintf(buf, cap, "%dx%d %s %dx%d", a->rows, a->cols, sep, b->rows, b->cols);
+    return buf;
+}
+
+/* Where a result made by mat_new(be, ...) keeps its data. */
+static float *out_data(cuk_matrix *m, const cuk_backend *be) { return be->on_device ? m->dev->ptr : m->host; }
+
+/* Close a timed kernel call: the result, or NULL if the kernel failed. */
+static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const char *op, const char *shapes,
+                          double flops, double bytes)
+{
+    timing_op_end(be, op, shapes, flops, bytes);
+    if (rc != 0) {
+        mat_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* A result of rows x cols where be works, with its timing mark started. */
+static cuk_matrix *start(const cuk_backend *be, int rows, int cols)
+{
+    cuk_matrix *out = mat_new(be, rows, cols);
+    if (out && timing_op_begin(be) != 0) {
+        mat_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
+{
+    int m = a->rows, k = a->cols, n = b->cols;
+    char sh[64];
+    const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
+    cuk_matrix *c = pb ? start(be, m, n) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->matmul(out_data(c, be), pa, pb, m, n, k);
+    return finish(be, c, rc, "matmul", shape2(sh, sizeof sh, a, "@", b), 2.0 * m * n * k,
+                  4.0 * ((double)m * k + (double)k * n + (double)m * n));
+}
+
+/* An elementwise operand: a 1x1 with a host copy goes by value, so a GPU
+ * kernel needs no upload for `2 * A`. */
+static int ewise_arg(const cuk_backend *be, cuk_matrix *x, int bcast, cuk_arg *arg)
+{
+    arg->bcast = bcast;
+    arg->p = NULL;
+    arg->v = 0;
+    if (bcast && x->host) {
+        arg->v = x->host[0];
+        return 0;
+    }
+    return (arg->p = mat_data(x, be)) ? 0 : -1;
+}
+
+cuk_matrix *op_ewise(const cuk_backend *be, cuk_ewop op, cuk_matrix *a, cuk_matrix *b)
+{
+    const cuk_matrix *big = mat_numel(a) >= mat_numel(b) ? a : b;
+    size_t n = mat_numel(big);
+    char sh[64];
+    cuk_arg pa, pb;
+    if (ewise_arg(be, a, mat_numel(a) == 1 && n > 1, &pa) != 0 ||
+        ewise_arg(be, b, mat_numel(b) == 1 && n > 1, &pb) != 0)
+        return NULL;
+    cuk_matrix *c = start(be, big->rows, big->cols);
+    if (!c)
+        return NULL;
+    int rc = be->ewise(op, out_data(c, be), pa, pb, n);
+    return finish(be, c, rc, op_ewise_name(op), shape2(sh, sizeof sh, a, ",", b), (double)n,
+                  4.0 * ((double)mat_numel(a) + (double)mat_numel(b) + (double)n));
+}
+
+cuk_matrix *op_unary(const cuk_backend *be, cuk_unop op, cuk_matrix *a)
+{
+    size_t n = mat_numel(a);
+    char sh[32];
+    const float *pa = mat_data(a, be);
+    cuk_matrix *c = pa ? start(be, a->rows, a->cols) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->unary(op, out_data(c, be), pa, n);
+    return finish(be, c, rc, op_unary_name(op), shape1(sh, sizeof sh, a), (double)n, 8.0 * (double)n);
+}
+
+cuk_matrix *op_transpose(const cuk_backend *be, cuk_matrix *a)
+{
+    char sh[32];
+    const float *pa = mat_data(a, be);
+    cuk_matrix *c = pa ? start(be, a->cols, a->rows) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->transpose(out_data(c, be), pa, a->rows, a->cols);
+    return finish(be, c, rc, "transpose", shape1(sh, sizeof sh, a), 0, 8.0 * (double)mat_numel(a));
+}
+
+cuk_matrix *op_reduce(const cuk_backend *be, cuk_redop op, cuk_matrix *a)
+{
+    size_t n = mat_numel(a);
+    char sh[32];
+    const float *pa = mat_data(a, be);
+    cuk_matrix *c = pa ? start(be, 1, 1) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->reduce(op, out_data(c, be), pa, n);
+    return finish(be, c, rc, op_reduce_name(op), shape1(sh, sizeof sh, a), op == CUK_RED_NORM ? 2.0 * n : (double)n,
+                  4.0 * (double)n);
+}
+
+cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
+{
+    size_t n = mat_numel(a);
+    char sh[64];
+    const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
+    cuk_matrix *c = pb ? start(be, 1, 1) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->dot(out_data(c, be), pa, pb, n);
+    return finish(be, c, rc, "dot", shape2(sh, sizeof sh, a, ",", b), 2.0 * n, 8.0 * (double)n);
+}
+
+cuk_matrix *op_fill(const cuk_backend *be, int rows, int cols, float v)
+{
+    char sh[32];
+    cuk_matrix *c = start(be, rows, cols);
+    if (!c)
+        return NULL;
+    int rc = be->fill(out_data(c, be), v, mat_numel(c));
+    return finish(be, c, rc, "fill", shape1(sh, sizeof sh, c), 0, 4.0 * (double)mat_numel(c));
+}
+
+cuk_matrix *op_eye(const cuk_backend *be, int rows, int cols)
+{
+    char sh[32];
+    cuk_matrix *c = start(be, rows, cols);
+    if (!c)
+        return NULL;
+    int rc = be->eye(out_data(c, be), rows, cols);
+    return finish(be, c, rc, "eye", shape1(sh, sizeof sh, c), 0, 4.0 * (double)mat_numel(c));
+}
+
+cuk_matrix *op_random(const cuk_backend *be, cuk_dist dist, int rows, int cols, uint64_t seed, uint64_t stream)
+{
+    char sh[32];
+    cuk_matrix *c = start(be, rows, cols);
+    if (!c)
+        return NULL;
+    int rc = be->random(dist, out_data(c, be), mat_numel(c), seed, stream);
+    return finish(be, c, rc, dist == CUK_RAND_NORMAL ? "randn" : "rand", shape1(sh, sizeof sh, c), 0,
+                  4.0 * (double)mat_numel(c));
+}
+
+cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c0, int nc)
+{
+    char sh[32];
+    const float *pa = mat_data(a, be);
+    cuk_matrix *c = pa ? start(be, nr, nc) : NULL;
+    if (!c)
+        return NULL;
+    int rc = be->copy2d(out_data(c, be), (size_t)nc, pa + (size_t)r0 * a->cols + c0, (size_t)a->cols, nr, nc);
+    return finish(be, c, rc, "slice", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));
+}
+
+cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks, int rows, int cols)
+{
+    char sh[32];
+    for (int i = 0; i < nblocks; i++) /* move every block first, so the copies are the only timed work */
+        if (!mat_data(blocks[i].m, be))
+            return NULL;
+    cuk_matrix *c = start(be, rows, cols);
+    if (!c)
+        return NULL;
+    float *dst = out_data(c, be);
+    int rc = 0;
+    for (int i = 0; i < nblocks && rc == 0; i++) {
+        cuk_matrix *m = blocks[i].m;
+        rc = be->copy2d(dst + (size_t)blocks[i].row * cols + blocks[i].col, (size_t)cols, mat_data(m, be),
+                        (size_t)m->cols, m->rows, m->cols);
+    }
+    return finish(be, c, rc, "concat", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));
+}

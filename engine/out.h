@@ -1,0 +1,27 @@
+/* out.h - the one output sink. Everything cuk shows goes through here: plain
+ * stdout/stderr by default, the panel's output window when the panel is on.
+ * Nothing else writes to the terminal. */
+#ifndef CUK_OUT_H
+#define CUK_OUT_H
+
+#include <stddef.h>
+
+#include "engine/error.h"
+
+typedef enum { OUT_NORMAL, OUT_ERROR } out_channel;
+
+typedef struct {
+    void (*write)(void *ud, out_channel ch, const char *s, size_t n);
+    void (*flush)(void *ud);
+    void *ud;
+} out_sink;
+
+/* Route output to sink (NULL: back to stdout/stderr). */
+void out_set_sink(const out_sink *sink);
+
+void out_printf(const char *fmt, ...) CUK_PRINTF(1, 2);
+void out_errorf(const char *fmt, ...) CUK_PRINTF(1, 2);
+void out_write(out_channel ch, const char *s, size_t n);
+void out_flush(void);
+
+#endif

@@ -1,0 +1,215 @@
+/* print.c - value and timing display (see print.h). */
+#include "engine/print.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/out.h"
+#include "engine/pool.h"
+#include "kernels/gpu.h"
+
+static int line_width = 80;
+
+void print_set_width(int columns) { line_width = columns >= 40 ? columns : 80; }
+
+/* The indices shown along one axis: all of them, or EDGE at each end with
+ * a gap ("...") after the first EDGE. */
+typedef struct {
+    int *idx;
+    int n;
+    int gap;   /* "..." goes before idx[gap]; -1 for none */
+} axis_sel;
+
+static int select_axis(int len, int summarize, axis_sel *a)
+{
+    int cut = summarize && len > 2 * PRINT_EDGE;
+    a->n = cut ? 2 * PRINT_EDGE : len;
+    a->gap = cut ? PRINT_EDGE : -1;
+    a->idx = malloc((size_t)a->n * sizeof *a->idx);
+    if (!a->idx)
+        return cuk_err("out of host memory");
+    for (int i = 0; i < a->n; i++)
+        a->idx[i] = cut && i >= PRINT_EDGE ? len - 2 * PRINT_EDGE + i : i;
+    return 0;
+}
+
+/* Copy the shown elements into vals (rows.n x cols.n), reading only those
+ * from the device when there is no host copy. */
+static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
+{
+    size_t ld = (size_t)m->cols;
+    for (int i = 0; i < rows->n; i++) {
+        size_t row = (size_t)rows->idx[i] * ld;
+        for (int j = 0; j < cols->n;) {
+            int k = j; /* a run of consecutive columns is one copy */
+            while (k + 1 < cols->n && cols->idx[k + 1] == cols->idx[k] + 1)
+                k++;
+            size_t off = row + (size_t)cols->idx[j], n = (size_t)(k - j + 1);
+            float *dst = vals + (size_t)i * cols->n + j;
+            if (m->host)
+                memcpy(dst, m->host + off, n * sizeof *dst);
+            else if (gpu_d2h(dst, (const float *)m->dev->ptr + off, n * sizeof *dst) != 0)
+                return -1;
+            else
+                timing_moved(0, n * sizeof *dst);
+            j = k + 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    char kind;   /* 'd' whole numbers, 'f' fixed, 'e' scientific */
+    int prec;
+} numfmt;
+
+static numfmt choose_format(const float *v, size_t n, int format_long)
+{
+    double maxabs = 0, minabs = INFINITY;
+    int whole = 1;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs((double)v[i]);
+        if (!isfinite(a))
+            continue;
+        maxabs = a > maxabs ? a : maxabs;
+        if (a > 0 && a < minabs)
+            minabs = a;
+        whole = whole && a == floor(a);
+    }
+    numfmt f = {'d', 0};
+    if (whole && maxabs < 1e9)
+        return f;
+    if (maxabs >= 1e5 || minabs < 1e-4) {
+        f.kind = 'e';
+        f.prec = format_long ? 7 : 4;
+        return f;
+    }
+    int digits = maxabs >= 1 ? (int)floor(log10(maxabs)) + 1 : 1;
+    f.kind = 'f';
+    f.prec = (format_long ? 8 : 5) - digits;
+    if (f.prec < 1)
+        f.prec = 1;
+    if (!format_long && f.prec > 4)
+        f.prec = 4;
+    return f;
+}
+
+static int format_num(char *buf, size_t cap, float x, numfmt f)
+{
+    if (isnan(x))
+        return snprintf(buf, cap, "nan");
+    if (isinf(x))
+        return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
+    if (f.kind == 'd')
+        return snprintf(buf, cap, "%.0f", (double)x);
+    return snprintf(buf, cap, f.kind == 'e' ? "%.*e" : "%.*f", f.prec, (double)x);
+}
+
+/* One block of columns [c0, c1) of the shown values. */
+static void print_block(const float *vals, const axis_sel *rows, const axis_sel *cols, int c0, int c1,
+                        numfmt f, int w)
+{
+    char num[64];
+    for (int i = 0; i < rows->n; i++) {
+        if (i == rows->gap)
+            out_printf("  %*s\n", w, "...");
+        for (int j = c0; j < c1; j++) {
+            if (j == cols->gap)
+                out_printf("  %*s", w, "...");
+            format_num(num, sizeof num, vals[(size_t)i * cols->n + j], f);
+            out_printf("  %*s", w, num);
+        }
+        out_printf("\n");
+    }
+}
+
+static void print_values(const float *vals, const axis_sel *rows, const axis_sel *cols, int format_long)
+{
+    char num[64];
+    size_t n = (size_t)rows->n * cols->n;
+    numfmt f = choose_format(vals, n, format_long);
+    int w = 3; /* wide enough for "..." */
+    for (size_t i = 0; i < n; i++) {
+        int len = format_num(num, sizeof num, vals[i], f);
+        w = len > w ? len : w;
+    }
+    int per_line = line_width / (w + 2);
+    if (per_line < 1)
+        per_line = 1;
+    if (cols->n + (cols->gap >= 0) <= per_line) {
+        print_block(vals, rows, cols, 0, cols->n, f, w);
+        return;
+    }
+    for (int c0 = 0; c0 < cols->n; c0 += per_line) { /* too wide: Octave-style column blocks */
+        int c1 = c0 + per_line < cols->n ? c0 + per_line : cols->n;
+        out_printf(" columns %d to %d:\n", cols->idx[c0], cols->idx[c1 - 1]);
+        print_block(vals, rows, cols, c0, c1, f, w);
+    }
+}
+
+int print_value(const char *name, cuk_matrix *m, int format_long)
+{
+    int summarize = mat_numel(m) > PRINT_THRESHOLD;
+    axis_sel rows = {0}, cols = {0};
+    float *vals = NULL;
+    int rc = -1;
+    char num[64];
+    if (select_axis(m->rows, summarize, &rows) != 0 || select_axis(m->cols, summarize, &cols) != 0)
+        goto out;
+    vals = malloc((size_t)rows.n * cols.n * sizeof *vals);
+    if (!vals) {
+        cuk_err("out of host memory");
+        goto out;
+    }
+    if (gather(m, &rows, &cols, vals) != 0)
+        goto out;
+    if (m->rows == 1 && m->cols == 1) {
+        format_num(num, sizeof num, vals[0], choose_format(vals, 1, format_long));
+        out_printf("%s = %s\n", name, num);
+    } else {
+        out_printf("%s = %dx%d (%s)\n", name, m->rows, m->cols, mat_where(m));
+        print_values(vals, &rows, &cols, format_long);
+    }
+    rc = 0;
+out:
+    free(rows.idx);
+    free(cols.idx);
+    free(vals);
+    return rc;
+}
+
+static const char *fmt_ms(char *buf, size_t cap, double ms)
+{
+    if (ms < 0)
+        snprintf(buf, cap, "?");
+    else if (ms < 1)
+        snprintf(buf, cap, "%.1f µs", ms * 1e3);
+    else if (ms < 1000)
+        snprintf(buf, cap, "%.*f ms", ms < 10 ? 3 : ms < 100 ? 2 : 1, ms);
+    else
+        snprintf(buf, cap, "%.2f s", ms / 1e3);
+    return buf;
+}
+
+void print_timing(const timing_cmd *c)
+{
+    char t[32], rate[64], up[32], h2d[32], d2h[32];
+    for (int i = 0; i < c->nops; i++) {
+        const timing_op *o = &c->ops[i];
+        double cpu = o->count == 1 && strcmp(o->mode, "cpu") ? timing_cpu_ms(o->op, o->shapes) : -1;
+        up[0] = '\0';
+        if (cpu > 0 && o->ms > 0)
+            snprintf(up, sizeof up, ", %.1fx the cpu", cpu / o->ms);
+        timing_rate(o, rate, sizeof rate);
+        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
+    }
+    out_printf("  %s: kernels %s", c->mode, fmt_ms(t, sizeof t, c->kernel_ms));
+    out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
+    if (c->h2d || c->d2h)
+        out_printf(", copied %s to device, %s to host", cuk_fmt_bytes(h2d, sizeof h2d, (double)c->h2d),
+                   cuk_fmt_bytes(d2h, sizeof d2h, (double)c->d2h));
+    out_printf("\n");
+}

@@ -1,0 +1,188 @@
+/* timing.c - per-command cost records (see timing.h). */
+#include "engine/timing.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/error.h"
+
+#define CPU_REFS 64
+
+static timing_cmd cur;
+static int active, device_work;
+static double cmd_t0, op_t0;
+static gpu_mark *marks[2 * TIMING_MAX_OPS];
+
+static timing_cmd hist[TIMING_HISTORY];
+static int hist_n, hist_next;
+
+static struct {
+    char op[16], shapes[64];
+    double ms;
+} cpu_ref[CPU_REFS];
+static int cpu_ref_next;
+
+double timing_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void timing_begin(const char *text, size_t len, const char *mode)
+{
+    memset(&cur, 0, sizeof cur);
+    size_t n = len < sizeof cur.text - 1 ? len : sizeof cur.text - 1;
+    for (size_t i = 0; i < n; i++)
+        cur.text[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
+    cur.mode = mode;
+    active = 1;
+    device_work = 0;
+    cmd_t0 = timing_now_ms();
+}
+
+/* The row an op goes to: its own, or the last one once the record is full. */
+static int op_slot(void) { return cur.nops < TIMING_MAX_OPS ? cur.nops : TIMING_MAX_OPS - 1; }
+
+static int record_mark(int i)
+{
+    if (!marks[i] && !(marks[i] = gpu_mark_new()))
+        return -1;
+    return gpu_mark_record(marks[i]);
+}
+
+int timing_op_begin(const cuk_backend *be)
+{
+    if (!active)
+        return 0;
+    if (!be->on_device) {
+        op_t0 = timing_now_ms();
+        return 0;
+    }
+    device_work = 1;
+    if (cur.nops >= TIMING_MAX_OPS) /* folded: the last row's start mark stays */
+        return 0;
+    return record_mark(2 * op_slot());
+}
+
+void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, double flops, double bytes)
+{
+    if (!active)
+        return;
+    int i = op_slot();
+    timing_op *o = &cur.ops[i];
+    if (cur.nops < TIMING_MAX_OPS) {
+        snprintf(o->op, sizeof o->op, "%s", op);
+        snprintf(o->shapes, sizeof o->shapes, "%s", shapes);
+        o->mode = be->name;
+        o->on_device = be->on_device;
+        o->ms = 0;
+        cur.nops++;
+    } else {
+        snprintf(o->op, sizeof o->op, "(%d more)", o->count);
+        o->shapes[0] = '\0';
+    }
+    o->count++;
+    o->flops += flops;
+    o->bytes += bytes;
+    if (!be->on_device)
+        o->ms += timing_now_ms() - op_t0;
+    else if (record_mark(2 * i + 1) != 0)
+        cuk_err_clear(); /* the time is lost, the result is not */
+}
+
+void timing_moved(size_t h2d, size_t d2h)
+{
+    if (!active)
+        return;
+    cur.h2d += h2d;
+    cur.d2h += d2h;
+    if (h2d)
+        device_work = 1;
+}
+
+static void remember_cpu(void)
+{
+    for (int i = 0; i < cur.nops; i++) {
+        snprintf(cpu_ref[cpu_ref_next].op, sizeof cpu_ref[0].op, "%s", cur.ops[i].op);
+        snprintf(cpu_ref[cpu_ref_next].shapes, sizeof cpu_ref[0].shapes, "%s", cur.ops[i].shapes);
+        cpu_ref[cpu_ref_next].ms = cur.ops[i].ms;
+        cpu_ref_next = (cpu_ref_next + 1) % CPU_REFS;
+    }
+}
+
+int timing_end(void)
+{
+    int rc = 0;
+    if (!active)
+        return 0;
+    active = 0;
+    if (device_work)
+        rc = gpu_sync();
+    for (int i = 0; i < cur.nops; i++) {
+        timing_op *o = &cur.ops[i];
+        if (o->on_device)
+            o->ms = rc == 0 ? gpu_mark_elapsed(marks[2 * i], marks[2 * i + 1]) : -1;
+        cur.kernel_ms += o->ms > 0 ? o->ms : 0;
+        cur.flops += o->flops;
+        cur.bytes += o->bytes;
+    }
+    cur.wall_ms = timing_now_ms() - cmd_t0;
+    if (rc == 0 && cur.mode && !strcmp(cur.mode, "cpu"))
+        remember_cpu();
+    hist[hist_next] = cur;
+    hist_next = (hist_next + 1) % TIMING_HISTORY;
+    if (hist_n < TIMING_HISTORY)
+        hist_n++;
+    return rc;
+}
+
+const timing_cmd *timing_current(void) { return active ? &cur : NULL; }
+
+const timing_cmd *timing_history(int i)
+{
+    if (i < 0 || i >= hist_n)
+        return NULL;
+    return &hist[(hist_next - 1 - i + TIMING_HISTORY) % TIMING_HISTORY];
+}
+
+double timing_cpu_ms(const char *op, const char *shapes)
+{
+    for (int k = 1; k <= CPU_REFS; k++) {
+        int i = (cpu_ref_next - k + CPU_REFS) % CPU_REFS;
+        if (cpu_ref[i].op[0] && !strcmp(cpu_ref[i].op, op) && !strcmp(cpu_ref[i].shapes, shapes))
+            return cpu_ref[i].ms;
+    }
+    return -1;
+}
+
+static const char *scaled(char *buf, size_t cap, double per_s, const char *unit)
+{
+    static const char *pre[] = {"", "K", "M", "G", "T", "P"};
+    int p = 0;
+    while (per_s >= 1000 && p < 5) {
+        per_s /= 1000;
+        p++;
+    }
+    snprintf(buf, cap, "%.*f %s%s/s", per_s < 10 ? 2 : per_s < 100 ? 1 : 0, per_s, pre[p], unit);
+    return buf;
+}
+
+const char *timing_rate(const timing_op *op, char *buf, size_t cap)
+{
+    char r[32];
+    const gpu_info *dev = op->on_device ? gpu_device() : NULL;
+    int compute = op->flops > 4 * op->bytes; /* matmul-like: count FLOPs, else bytes */
+    buf[0] = '\0';
+    if (op->ms <= 0)
+        return buf;
+    double per_s = (compute ? op->flops : op->bytes) / (op->ms * 1e-3);
+    double peak = !dev ? 0 : compute ? dev->peak_gflops * 1e9 : dev->mem_bw_gbs * 1e9;
+    scaled(r, sizeof r, per_s, compute ? "FLOP" : "B");
+    if (peak > 0)
+        snprintf(buf, cap, "%s (%.1f%% of peak)", r, 100 * per_s / peak);
+    else
+        snprintf(buf, cap, "%s", r);
+    return buf;
+}

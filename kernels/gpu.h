@@ -1,0 +1,84 @@
+/* gpu.h - the engine's view of the CUDA device: discovery, raw memory,
+ * transfers, the one stream every GPU op runs on, event timing, kernel
+ * launch records. Implemented by gpu_runtime.cu, or by gpu_none.c in a build
+ * without CUDA, where every call reports that no device is present.
+ *
+ * Functions returning int give 0 on success and -1 with the engine error set
+ * (the failing CUDA call and file:line); errors that poison the CUDA context
+ * are set as fatal. */
+#ifndef CUK_GPU_H
+#define CUK_GPU_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char name[256];
+    int cc_major, cc_minor;
+    int sms;
+    int fp32_lanes_per_sm;     /* FP32 units per SM for this architecture */
+    double clock_ghz;          /* boost clock the peak is computed from */
+    double peak_gflops;        /* sms * lanes * 2 * clock */
+    double mem_bw_gbs;         /* 2 * memory clock * bus width / 8 */
+    size_t mem_total;
+    size_t l2_bytes;
+    int max_threads_per_sm;
+    size_t smem_per_sm;
+    int driver_version, runtime_version;
+} gpu_info;
+
+/* Find and open device 0. Cheap to call again. 0 if a device is usable. */
+int gpu_init(void);
+/* 1 if a device is usable; otherwise 0 and *why says why not. */
+int gpu_usable(const char **why);
+const gpu_info *gpu_device(void);
+/* Mark the context unusable after a fatal error (for gpu_usable). */
+void gpu_poison(const char *why);
+
+int gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+/* cudaMalloc: 0 ok; 1 out of memory (no error set, the pool decides what to
+ * say); -1 any other failure (error set). */
+int gpu_raw_alloc(void **p, size_t bytes);
+int gpu_raw_free(void *p);
+/* Fill with a byte value: the pool poisons fresh blocks in tests. */
+int gpu_memset(void *p, int byte, size_t bytes);
+
+/* Copies on the engine's stream; d2h waits for the data. */
+int gpu_h2d(void *dst, const void *src, size_t bytes);
+int gpu_d2h(void *dst, const void *src, size_t bytes);
+/* Wait for all queued work; reports the first asynchronous error. */
+int gpu_sync(void);
+
+/* Event timing of device work. A mark is recorded on the stream; the time
+ * between two marks is known once gpu_sync has returned. */
+typedef struct gpu_mark gpu_mark;
+gpu_mark *gpu_mark_new(void);
+void gpu_mark_free(gpu_mark *m);
+int gpu_mark_record(gpu_mark *m);
+/* Milliseconds between two recorded marks, after a sync; < 0 if unknown. */
+double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to);
+
+/* What `kernels` prints: one row per kernel a mode launched. */
+typedef struct {
+    const char *mode;        /* "naive", "tiled", "cublas", or "shared" */
+    const char *name;
+    unsigned grid[3], block[3];
+    size_t dyn_smem;
+    int regs;
+    size_t static_smem;
+    int blocks_per_sm;       /* occupancy API: achievable blocks per SM */
+    int launches;            /* since start */
+    int max_threads_per_block;
+} gpu_kernel_row;
+
+/* Fill up to cap rows for mode (shared kernels included); returns the count. */
+int gpu_kernel_rows(const char *mode, gpu_kernel_row *rows, int cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

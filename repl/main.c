@@ -1,0 +1,97 @@
+/* main.c - cuk's entry point: flags, then either the interactive REPL (a
+ * terminal on stdin) or a script (a file, -e, or anything piped in). */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/error.h"
+#include "engine/out.h"
+#include "engine/session.h"
+#include "repl/repl.h"
+
+#define CUK_VERSION "0.1"
+
+/* What this build has, for --version (the tests read it too). */
+#define FEATURES FEATURE_READLINE ", " FEATURE_NCURSES ", " FEATURE_CUDA ", " FEATURE_BLAS
+#ifdef CUK_HAVE_READLINE
+#define FEATURE_READLINE "readline"
+#else
+#define FEATURE_READLINE "no readline"
+#endif
+#ifdef CUK_HAVE_NCURSES
+#define FEATURE_NCURSES "ncurses"
+#else
+#define FEATURE_NCURSES "no ncurses"
+#endif
+#ifdef CUK_HAVE_CUDA
+#define FEATURE_CUDA "CUDA"
+#else
+#define FEATURE_CUDA "no CUDA"
+#endif
+#ifdef CUK_HAVE_BLAS
+#define FEATURE_BLAS "BLAS"
+#else
+#define FEATURE_BLAS "no BLAS"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cuk [--no-panel] [FILE.cuk | -e STATEMENTS | -]\n"
+            "\n"
+            "  (no argument)   the interactive calculator when stdin is a terminal,\n"
+            "                  else run the statements read from stdin\n"
+            "  FILE.cuk        run a script; stop at the first error (exit status 1)\n"
+            "  -e STATEMENTS   run the statements given, e.g. cuk -e 'A = rand(3,3); A @ A'\n"
+            "  --no-panel      interactive, without the live panel\n"
+            "  -h, --help      this help;  -V, --version  the version\n");
+}
+
+/* Run non-interactive input; the exit status. */
+static int run_script(cuk_session *s, const char *file, const char *text)
+{
+    run_status st = text ? session_run(s, text, strlen(text), "-e", 1, 1) : session_run_file(s, file);
+    if (st == RUN_ERROR && cuk_err_get()->kind != CUK_E_NONE) { /* the file itself could not be read */
+        out_errorf("cuk: %s\n", cuk_err_get()->msg);
+        cuk_err_clear();
+    }
+    out_flush();
+    return st == RUN_OK || st == RUN_QUIT ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *file = NULL, *text = NULL;
+    int panel = 1;
+    setlocale(LC_CTYPE, ""); /* readline's multibyte editing; numbers stay in the C locale */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+            printf("cuk %s (%s)\n", CUK_VERSION, FEATURES);
+            return 0;
+        } else if (!strcmp(a, "--no-panel")) {
+            panel = 0;
+        } else if (!strcmp(a, "-e") && i + 1 < argc && !file && !text) {
+            text = argv[++i];
+        } else if ((a[0] != '-' || !strcmp(a, "-")) && !file && !text) {
+            file = a;
+        } else {
+            fprintf(stderr, "cuk: unexpected argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    int interactive = !file && !text && isatty(0);
+    cuk_session *s = session_new(interactive);
+    if (!s) {
+        fprintf(stderr, "cuk: out of memory\n");
+        return 1;
+    }
+    int rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
+    session_free(s);
+    return rc;
+}

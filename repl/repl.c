@@ -1,0 +1,250 @@
+/* repl.c - the interactive loop. With GNU Readline it uses the callback
+ * interface, so that one select() loop sees keystrokes, Ctrl-C and window
+ * resizes; without it, a plain getline() loop. Either way a statement left
+ * open (an unclosed '(' or '[') continues on the next line, Ctrl-C clears
+ * the line or cancels the running command, and Ctrl-D leaves. */
+#include "repl/repl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include "engine/error.h"
+#include "engine/out.h"
+#include "engine/print.h"
+
+#ifdef CUK_HAVE_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+#endif
+
+#define HISTORY_MAX 1000
+
+static struct {
+    cuk_session *s;
+    char *pending;          /* the lines of a statement still open */
+    size_t len, cap;
+    int done, status;
+    char history[4096];     /* "" when there is no home to keep it in */
+} R;
+
+static volatile sig_atomic_t sigint_seen, winch_seen;
+
+static void on_sigint(int sig)
+{
+    sigint_seen = 1;
+    cuk_interrupted = 1; /* a running command polls this and stops */
+}
+
+static void on_winch(int sig) { winch_seen = 1; }
+
+/* No SA_RESTART: a signal must wake the select() or read() we wait in. */
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+}
+
+static void update_width(void)
+{
+    struct winsize ws;
+    if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        print_set_width(ws.ws_col);
+}
+
+static const char *prompt(void)
+{
+    static char p[64];
+    if (R.len)
+        snprintf(p, sizeof p, "%*s ", (int)strlen(R.s->mode->name) + 5, "...");
+    else
+        snprintf(p, sizeof p, "cuk[%s]> ", R.s->mode->name);
+    return p;
+}
+
+static int pending_append(const char *line)
+{
+    size_t n = strlen(line), need = R.len + n + 2;
+    if (need > R.cap) {
+        char *p = realloc(R.pending, need * 2);
+        if (!p)
+            return -1;
+        R.pending = p;
+        R.cap = need * 2;
+    }
+    if (R.len)
+        R.pending[R.len++] = '\n';
+    memcpy(R.pending + R.len, line, n);
+    R.len += n;
+    R.pending[R.len] = '\0';
+    return 0;
+}
+
+/* Run what has been typed so far, unless it is still open. */
+static void run_line(const char *line)
+{
+    if (pending_append(line) != 0) {
+        out_errorf("error: out of memory for the input line\n");
+        R.len = 0;
+        return;
+    }
+    cuk_interrupted = 0;
+    run_status st = session_run(R.s, R.pending, R.len, NULL, 1, 0);
+    cuk_interrupted = 0;
+    sigint_seen = 0; /* a Ctrl-C during the command was the command's */
+    out_flush();
+    if (st == RUN_INCOMPLETE)
+        return;
+    R.len = 0;
+    if (st == RUN_QUIT || st == RUN_FATAL) {
+        R.done = 1;
+        R.status = st == RUN_FATAL;
+    }
+}
+
+static void history_path(void)
+{
+    const char *env = getenv("CUK_HISTORY"), *home = getenv("HOME");
+    if (env)
+        snprintf(R.history, sizeof R.history, "%s", env);
+    else if (home && *home)
+        snprintf(R.history, sizeof R.history, "%s/.cuk_history", home);
+}
+
+#ifdef CUK_HAVE_READLINE
+
+static void history_open(void)
+{
+    using_history();
+    stifle_history(HISTORY_MAX);
+    if (R.history[0] && read_history(R.history) != 0)
+        write_history(R.history); /* create it, so each line can be appended */
+}
+
+static void history_add(const char *line)
+{
+    HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+    if (!*line || (last && !strcmp(last->line, line)))
+        return;
+    add_history(line);
+    if (R.history[0])
+        append_history(1, R.history); /* kept even if cuk is killed */
+}
+
+/* Called by readline with each finished line, the terminal already given
+ * back; NULL is Ctrl-D on an empty line. */
+static void on_line(char *line)
+{
+    if (!line) {
+        fputs("\n", stdout);
+        R.done = 1;
+        rl_callback_handler_remove();
+        return;
+    }
+    history_add(line);
+    run_line(line);
+    free(line);
+    if (R.done)
+        rl_callback_handler_remove();
+    else
+        rl_callback_handler_install(prompt(), on_line);
+}
+
+/* Ctrl-C at the prompt: drop the line (and any open statement), start over. */
+static void clear_input(void)
+{
+    sigint_seen = 0;
+    cuk_interrupted = 0;
+    R.len = 0;
+    rl_free_line_state();
+    rl_callback_sigcleanup();
+    rl_replace_line("", 0);
+    fputs("\n", stdout);
+    rl_set_prompt(prompt());
+    rl_on_new_line();
+    rl_redisplay();
+}
+
+static void read_loop(void)
+{
+    rl_catch_signals = 0; /* Ctrl-C and resizes are ours, see clear_input */
+    rl_catch_sigwinch = 0;
+    rl_readline_name = "cuk";
+    complete_install(R.s);
+    history_open();
+    rl_callback_handler_install(prompt(), on_line);
+    while (!R.done) {
+        fd_set in;
+        FD_ZERO(&in);
+        FD_SET(0, &in);
+        int r = select(1, &in, NULL, NULL, NULL);
+        if (sigint_seen)
+            clear_input();
+        if (winch_seen) {
+            winch_seen = 0;
+            rl_resize_terminal();
+            update_width();
+        }
+        if (r > 0 && FD_ISSET(0, &in))
+            rl_callback_read_char();
+        else if (r < 0 && errno != EINTR)
+            break;
+    }
+    if (R.history[0])
+        history_truncate_file(R.history, HISTORY_MAX);
+}
+
+#else /* no readline: a plain line reader */
+
+static void read_loop(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    while (!R.done) {
+        fputs(prompt(), stdout);
+        fflush(stdout);
+        errno = 0;
+        ssize_t n = getline(&line, &cap, stdin);
+        if (n < 0 && errno == EINTR) {
+            clearerr(stdin);
+            fputs("\n", stdout);
+            sigint_seen = 0;
+            cuk_interrupted = 0;
+            R.len = 0;
+            continue;
+        }
+        if (n < 0) {
+            fputs("\n", stdout);
+            break;
+        }
+        if (n > 0 && line[n - 1] == '\n')
+            line[n - 1] = '\0';
+        run_line(line);
+    }
+    free(line);
+}
+
+#endif
+
+int repl_run(cuk_session *s, int panel)
+{
+    R.s = s;
+    history_path();
+    install_signals();
+    update_width();
+    out_printf("cuk: mode %s (%s). `help` for help, Ctrl-D to leave.\n", s->mode->name,
+               s->mode->on_device ? "matrices stay on the GPU" : "no GPU in use");
+    read_loop();
+    free(R.pending);
+    return R.status;
+}

@@ -1,0 +1,18 @@
+/* repl.h - the interactive loop: read a line, run it, report, repeat. */
+#ifndef CUK_REPL_H
+#define CUK_REPL_H
+
+#include "engine/session.h"
+
+/* Run the REPL on the terminal until quit or Ctrl-D; the exit status.
+ * panel: show the live panel where the terminal allows it. */
+int repl_run(cuk_session *s, int panel);
+
+/* complete.c: readline's completion for cuk (commands, functions,
+ * variables, modes, file names inside quotes). */
+void complete_install(cuk_session *s);
+
+/* panel.c: the live ncurses panel. */
+int panel_available(const char **why);
+
+#endif
