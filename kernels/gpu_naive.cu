@@ -1,0 +1,217 @@
+/* gpu_naive.cu - the `naive` mode: the first GPU version anyone writes. One
+ * thread per output element, everything read straight from global memory,
+ * reductions by atomics. The `tiled` mode (gpu_tiled.cu) is the lesson that
+ * follows; compare the two kernel by kernel. */
+#include "kernels/gpu_internal.h"
+
+#include <limits.h>
+#include <math.h>
+
+#define BLOCK 16   /* matmul: 16 x 16 threads, one per element of C */
+#define TR_X 32    /* transpose: a warp spans 32 columns of the input */
+#define TR_Y 8
+
+/* --- matrix product ---------------------------------------------------------- */
+
+/* c (m x n) = a (m x k) @ b (k x n). threadIdx.x walks the columns j, so a
+ * warp reads 32 neighbouring elements of a row of b and writes 32 of c
+ * (coalesced), and all its threads read the same a[i][p] (a broadcast).
+ * Each thread asks memory for 8 bytes per 2 flops, and every operand is
+ * asked for many times over; only the L1 and L2 caches, catching the
+ * repeats, keep it from running at the speed of DRAM. */
+static __global__ void matmul_naive(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= m || j >= n)
+        return;
+    float acc = 0.0f;
+    for (int p = 0; p < k; p++)
+        acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
+    c[(size_t)i * n + j] = acc;
+}
+
+/* gridDim.y stops at 65535 blocks, so very tall products go in bands of rows:
+ * rows i0.. of c need only rows i0.. of a. */
+static int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    const int band = GPU_MAX_GRID_Y * BLOCK;
+    dim3 block(BLOCK, BLOCK);
+    for (size_t i0 = 0; i0 < (size_t)m; i0 += band) {
+        int rows = m - (int)i0 < band ? m - (int)i0 : band;
+        dim3 grid(gpu_cdiv(n, BLOCK), gpu_cdiv(rows, BLOCK));
+        GPU_LAUNCH("naive", "matmul_naive", matmul_naive, grid, block, 0,
+                   c + i0 * n, a + i0 * k, b, rows, n, k);
+    }
+    return 0;
+}
+
+/* --- transpose ----------------------------------------------------------------- */
+
+/* out (cols x rows) = in (rows x cols)^T, rows from row0 on. A warp reads a
+ * row segment of in (coalesced) but writes down a column of out: 32 writes
+ * rows*4 bytes apart, each its own memory transaction. */
+static __global__ void transpose_naive(float *out, const float *in, int rows, int cols, int row0)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;          /* column of in */
+    int y = row0 + blockIdx.y * blockDim.y + threadIdx.y;   /* row of in */
+    if (x < cols && y < rows)
+        out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
+}
+
+static int naive_transpose(float *out, const float *in, int rows, int cols)
+{
+    const int band = GPU_MAX_GRID_Y * TR_Y;
+    dim3 block(TR_X, TR_Y);
+    for (size_t r0 = 0; r0 < (size_t)rows; r0 += band) {
+        int n = rows - (int)r0 < band ? rows - (int)r0 : band;
+        dim3 grid(gpu_cdiv(cols, TR_X), gpu_cdiv(n, TR_Y));
+        GPU_LAUNCH("naive", "transpose_naive", transpose_naive, grid, block, 0, out, in, rows, cols,
+                   (int)r0);
+    }
+    return 0;
+}
+
+/* --- reductions by atomics ---------------------------------------------------- */
+
+/* The running result in device scratch. Sums go to a double: a float
+ * accumulator fed hundreds of thousands of partial sums loses digits. min and
+ * max go to an int key (below) because atomicMin/Max have no float form. */
+typedef struct {
+    double sum;
+    int key;
+} naive_acc;
+
+/* A float as an int with the same order: non-negative floats already compare
+ * like their bit patterns; negative ones compare backwards, so flip all bits
+ * but the sign. NaN is made the winner (INT_MIN for min, INT_MAX for max),
+ * and both of those decode back to a NaN. */
+static __device__ __forceinline__ int order_key(float x, int is_max)
+{
+    if (x != x)
+        return is_max ? INT_MAX : INT_MIN;
+    int b = __float_as_int(x);
+    return b >= 0 ? b : b ^ INT_MAX;
+}
+
+static __device__ __forceinline__ float key_value(int key)
+{
+    return __int_as_float(key >= 0 ? key : key ^ INT_MAX);
+}
+
+static __global__ void naive_reset(naive_acc *acc, int is_max)
+{
+    acc->sum = 0.0;
+    acc->key = is_max ? INT_MIN : INT_MAX;
+}
+
+/* Each thread sums its grid-stride slice (of x, or x*x for the norm), then
+ * adds it to the one accumulator: one atomic per thread, all on one address,
+ * so they queue up at the memory. */
+static __global__ void sum_naive(const float *in, size_t n, int square, naive_acc *acc)
+{
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    if (first >= n)
+        return;
+    float s = 0.0f;
+    for (size_t i = first; i < n; i += stride)
+        s += square ? in[i] * in[i] : in[i];
+    atomicAdd(&acc->sum, (double)s);
+}
+
+static __global__ void dot_naive(const float *x, const float *y, size_t n, naive_acc *acc)
+{
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    if (first >= n)
+        return;
+    float s = 0.0f;
+    for (size_t i = first; i < n; i += stride)
+        s += x[i] * y[i];
+    atomicAdd(&acc->sum, (double)s);
+}
+
+static __global__ void minmax_naive(const float *in, size_t n, int is_max, naive_acc *acc)
+{
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    if (first >= n)
+        return;
+    int key = order_key(in[first], is_max);
+    for (size_t i = first + stride; i < n; i += stride) {
+        int k = order_key(in[i], is_max);
+        key = is_max ? max(key, k) : min(key, k);
+    }
+    if (is_max)
+        atomicMax(&acc->key, key);
+    else
+        atomicMin(&acc->key, key);
+}
+
+/* One thread turns the accumulator into the float result, on the device, so
+ * the host never waits. */
+static __global__ void naive_finish(float *out, const naive_acc *acc, cuk_redop op, size_t n)
+{
+    switch (op) {
+    case CUK_RED_SUM: *out = (float)acc->sum; break;
+    case CUK_RED_MEAN: *out = (float)(acc->sum / (double)n); break;
+    case CUK_RED_NORM: *out = (float)sqrt(acc->sum); break;
+    case CUK_RED_MIN:
+    case CUK_RED_MAX: *out = key_value(acc->key); break;
+    }
+}
+
+static int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
+{
+    if (n == 0)
+        return 0;
+    naive_acc *acc;
+    if (gpu_scratch((void **)&acc, sizeof *acc) != 0)
+        return -1;
+    int is_max = op == CUK_RED_MAX;
+    unsigned grid = gpu_grid_1d(n);
+    GPU_LAUNCH("naive", "naive_reset", naive_reset, 1, 1, 0, acc, is_max);
+    if (op == CUK_RED_MIN || op == CUK_RED_MAX)
+        GPU_LAUNCH("naive", "minmax_naive", minmax_naive, grid, GPU_THREADS, 0, in, n, is_max, acc);
+    else
+        GPU_LAUNCH("naive", "sum_naive", sum_naive, grid, GPU_THREADS, 0, in, n,
+                   op == CUK_RED_NORM, acc);
+    GPU_LAUNCH("naive", "naive_finish", naive_finish, 1, 1, 0, out, acc, op, n);
+    return 0;
+}
+
+static int naive_dot(float *out, const float *x, const float *y, size_t n)
+{
+    if (n == 0)
+        return 0;
+    naive_acc *acc;
+    if (gpu_scratch((void **)&acc, sizeof *acc) != 0)
+        return -1;
+    GPU_LAUNCH("naive", "naive_reset", naive_reset, 1, 1, 0, acc, 0);
+    GPU_LAUNCH("naive", "dot_naive", dot_naive, gpu_grid_1d(n), GPU_THREADS, 0, x, y, n, acc);
+    GPU_LAUNCH("naive", "naive_finish", naive_finish, 1, 1, 0, out, acc, CUK_RED_SUM, n);
+    return 0;
+}
+
+static int naive_available(const char **why)
+{
+    return gpu_usable(why);
+}
+
+extern "C" const cuk_backend cuk_backend_naive = {
+    "naive",
+    "GPU: one thread per output element, global memory only",
+    1,
+    naive_available,
+    naive_matmul,
+    naive_transpose,
+    gpu_ewise,
+    gpu_unary,
+    naive_reduce,
+    naive_dot,
+    gpu_fill,
+    gpu_eye,
+    gpu_random,
+    gpu_copy2d,
+};

@@ -1,0 +1,442 @@
+/* gpu_runtime.cu - the engine's view of the CUDA device (kernels/gpu.h):
+ * discovery, memory, copies, the stream, event marks, and the record of every
+ * kernel launch; plus the error and launch helpers of gpu_internal.h. */
+#include "kernels/gpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/error.h"
+
+/* --- device state --------------------------------------------------------- */
+
+static int init_state;          /* 0 not tried, 1 usable, -1 no device */
+static char unusable_why[600];  /* set when init_state < 0 or after poisoning */
+static int poisoned;
+static gpu_info info;
+static cudaStream_t stream;
+
+static void *scratch_buf;
+static size_t scratch_cap;
+
+/* FP32 lanes per SM by architecture, for the peak the panel shows. */
+static int fp32_lanes(int major, int minor)
+{
+    if (major == 7 || (major == 8 && minor == 0))
+        return 64;
+    if (major == 8 || major == 9 || major == 10 || major == 12)
+        return 128;
+    return 64;
+}
+
+static int attr(cudaDeviceAttr what, int dev)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, what, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+static void fill_info(const cudaDeviceProp *p, int dev)
+{
+    snprintf(info.name, sizeof info.name, "%s", p->name);
+    info.cc_major = p->major;
+    info.cc_minor = p->minor;
+    info.sms = p->multiProcessorCount;
+    info.fp32_lanes_per_sm = fp32_lanes(p->major, p->minor);
+    /* CUDA 13 dropped the clock fields from cudaDeviceProp: ask for them. */
+    info.clock_ghz = attr(cudaDevAttrClockRate, dev) * 1e-6;
+    info.peak_gflops = info.sms * info.fp32_lanes_per_sm * 2.0 * info.clock_ghz;
+    double mem_hz = attr(cudaDevAttrMemoryClockRate, dev) * 1e3;
+    double bus_bytes = attr(cudaDevAttrGlobalMemoryBusWidth, dev) / 8.0;
+    info.mem_bw_gbs = 2.0 * mem_hz * bus_bytes * 1e-9;   /* double data rate */
+    info.mem_total = p->totalGlobalMem;
+    info.l2_bytes = (size_t)p->l2CacheSize;
+    info.max_threads_per_sm = p->maxThreadsPerMultiProcessor;
+    info.smem_per_sm = p->sharedMemPerMultiprocessor;
+    cudaDriverGetVersion(&info.driver_version);
+    cudaRuntimeGetVersion(&info.runtime_version);
+}
+
+/* Why cudaGetDeviceCount found nothing, in the user's terms. */
+static void explain_no_device(cudaError_t err)
+{
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    if (driver == 0)
+        snprintf(unusable_why, sizeof unusable_why, "no CUDA driver found");
+    else if (err == cudaErrorInsufficientDriver)
+        snprintf(unusable_why, sizeof unusable_why,
+                 "the CUDA driver is too old for this build (driver %d.%d, runtime %d.%d; %s)",
+                 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
+                 CUDART_VERSION % 1000 / 10, cudaGetErrorName(err));
+    else
+        snprintf(unusable_why, sizeof unusable_why, "no CUDA device found (%s: %s)",
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+/* Open device 0 and the stream; 0, or -1 with unusable_why set. */
+static int open_device(void)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count == 0)
+        err = cudaErrorNoDevice;
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        explain_no_device(err);
+        return -1;
+    }
+    cudaDeviceProp prop;
+    err = cudaGetDeviceProperties(&prop, 0);
+    if (err == cudaSuccess && prop.major * 10 + prop.minor < 75) {
+        snprintf(unusable_why, sizeof unusable_why,
+                 "%s has compute capability %d.%d; cuk needs 7.5 or newer",
+                 prop.name, prop.major, prop.minor);
+        return -1;
+    }
+    if (err == cudaSuccess)
+        err = cudaSetDevice(0);
+    /* Non-blocking: our work never waits on, or for, the legacy default stream. */
+    if (err == cudaSuccess)
+        err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(unusable_why, sizeof unusable_why, "cannot open CUDA device 0 (%s: %s)",
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+        return -1;
+    }
+    fill_info(&prop, 0);
+    return 0;
+}
+
+extern "C" int gpu_init(void)
+{
+    if (init_state == 0)
+        init_state = open_device() == 0 ? 1 : -1;
+    return init_state > 0 ? 0 : -1;
+}
+
+extern "C" int gpu_usable(const char **why)
+{
+    gpu_init();
+    if (init_state > 0 && !poisoned)
+        return 1;
+    if (why)
+        *why = unusable_why;
+    return 0;
+}
+
+extern "C" const gpu_info *gpu_device(void)
+{
+    return init_state > 0 ? &info : NULL;
+}
+
+extern "C" void gpu_poison(const char *why)
+{
+    poisoned = 1;
+    snprintf(unusable_why, sizeof unusable_why, "the CUDA context is unusable after: %s", why);
+}
+
+extern "C" cudaStream_t gpu_stream_handle(void)
+{
+    return stream;
+}
+
+extern "C" int gpu_sm_count(void)
+{
+    return info.sms > 0 ? info.sms : 1;
+}
+
+/* --- errors ---------------------------------------------------------------- */
+
+/* Errors after which the context is dead: every later call fails the same way. */
+static int is_sticky(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorUnknown:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorContained:
+        return 1;
+    default:
+        break;
+    }
+    /* An ordinary error is cleared by one cudaGetLastError; a sticky one
+     * keeps coming back. */
+    cudaGetLastError();
+    return cudaGetLastError() != cudaSuccess;
+}
+
+/* Report msg as an ordinary error, or as fatal if the context is gone. */
+static int report(int fatal, const char *msg)
+{
+    if (!fatal)
+        return cuk_err("%s", msg);
+    gpu_poison(msg);
+    return cuk_err_fatal("%s", msg);
+}
+
+extern "C" int gpu_fail(cudaError_t err, const char *call, const char *file, int line)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "CUDA error: %s (%s) in %s at %s:%d", cudaGetErrorString(err),
+             cudaGetErrorName(err), call, file, line);
+    return report(is_sticky(err), msg);
+}
+
+extern "C" int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *file, int line)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "cuBLAS error: %s (%s) in %s at %s:%d", cublasGetStatusString(st),
+             cublasGetStatusName(st), call, file, line);
+    /* cuBLAS reports a dead context as a failed execution: ask the runtime. */
+    cudaError_t err = cudaStreamQuery(stream);
+    return report(is_sticky(err == cudaErrorNotReady ? cudaSuccess : err), msg);
+}
+
+/* --- launch records (the `kernels` command) ---------------------------------- */
+
+typedef struct {
+    const char *mode, *name;
+    const void *func;          /* NULL for library calls */
+    dim3 grid, block;
+    size_t smem;
+    int launches;
+} launch_record;
+
+#define MAX_RECORDS 96
+static launch_record records[MAX_RECORDS];
+static int nrecords;
+
+static launch_record *record_for(const char *mode, const char *name)
+{
+    for (int i = 0; i < nrecords; i++)
+        if (strcmp(records[i].mode, mode) == 0 && strcmp(records[i].name, name) == 0)
+            return &records[i];
+    if (nrecords == MAX_RECORDS)
+        return NULL;
+    launch_record *r = &records[nrecords++];
+    r->mode = mode;
+    r->name = name;
+    return r;
+}
+
+extern "C" int gpu_launched(const char *mode, const char *name, const void *func, dim3 grid,
+                            dim3 block, size_t smem, const char *file, int line)
+{
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        char call[160];
+        snprintf(call, sizeof call, "launch of %s", name);
+        return gpu_fail(err, call, file, line);
+    }
+    launch_record *r = record_for(mode, name);
+    if (r) {
+        r->func = func;
+        r->grid = grid;
+        r->block = block;
+        r->smem = smem;
+        r->launches++;
+    }
+    return 0;
+}
+
+extern "C" void gpu_count_call(const char *mode, const char *name)
+{
+    launch_record *r = record_for(mode, name);
+    if (r)
+        r->launches++;
+}
+
+/* Registers, static shared memory and occupancy of a recorded kernel. */
+static void describe(const launch_record *r, gpu_kernel_row *row)
+{
+    cudaFuncAttributes fa;
+    if (!r->func || cudaFuncGetAttributes(&fa, r->func) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    row->regs = fa.numRegs;
+    row->static_smem = fa.sharedSizeBytes;
+    row->max_threads_per_block = fa.maxThreadsPerBlock;
+    int threads = (int)(r->block.x * r->block.y * r->block.z), blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, r->func, threads, r->smem) != cudaSuccess) {
+        cudaGetLastError();
+        blocks = 0;
+    }
+    row->blocks_per_sm = blocks;
+}
+
+extern "C" int gpu_kernel_rows(const char *mode, gpu_kernel_row *rows, int cap)
+{
+    int count = 0;
+    for (int i = 0; i < nrecords && count < cap; i++) {
+        const launch_record *r = &records[i];
+        if (mode && strcmp(r->mode, mode) != 0 && strcmp(r->mode, "shared") != 0)
+            continue;
+        gpu_kernel_row *row = &rows[count++];
+        memset(row, 0, sizeof *row);
+        row->mode = r->mode;
+        row->name = r->name;
+        if (r->func) {
+            row->grid[0] = r->grid.x, row->grid[1] = r->grid.y, row->grid[2] = r->grid.z;
+            row->block[0] = r->block.x, row->block[1] = r->block.y, row->block[2] = r->block.z;
+            row->dyn_smem = r->smem;
+        }
+        row->launches = r->launches;
+        describe(r, row);
+    }
+    return count;
+}
+
+extern "C" int gpu_blocks_per_sm(const void *func, int threads, size_t smem)
+{
+    int blocks = 0;
+    GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, func, threads, smem));
+    return blocks > 0 ? blocks : 1;
+}
+
+extern "C" unsigned gpu_grid_1d(size_t n)
+{
+    size_t need = (n + GPU_THREADS - 1) / GPU_THREADS;
+    size_t full = (size_t)gpu_sm_count() * 8;
+    return (unsigned)(need < full ? need : full);
+}
+
+/* --- memory and copies ------------------------------------------------------ */
+
+extern "C" int gpu_scratch(void **p, size_t bytes)
+{
+    if (bytes > scratch_cap) {
+        size_t cap = bytes > 65536 ? bytes : 65536;
+        if (scratch_buf) {
+            /* Queued kernels may still use the old buffer. */
+            GPU_CHECK(cudaStreamSynchronize(stream));
+            GPU_CHECK(cudaFree(scratch_buf));
+            scratch_buf = NULL;
+            scratch_cap = 0;
+        }
+        GPU_CHECK(cudaMalloc(&scratch_buf, cap));
+        scratch_cap = cap;
+    }
+    *p = scratch_buf;
+    return 0;
+}
+
+extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    GPU_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+    return 0;
+}
+
+extern "C" int gpu_raw_alloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    cudaError_t err = cudaMalloc(p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        cudaGetLastError();   /* out of memory is not sticky: clear it */
+        *p = NULL;
+        return 1;
+    }
+    GPU_CHECK(err);
+    return 0;
+}
+
+extern "C" int gpu_raw_free(void *p)
+{
+    GPU_CHECK(cudaFree(p));
+    return 0;
+}
+
+extern "C" int gpu_memset(void *p, int byte, size_t bytes)
+{
+    GPU_CHECK(cudaMemsetAsync(p, byte, bytes, stream));
+    return 0;
+}
+
+/* The host side is pageable memory, so the copy has left src by the time
+ * this returns and src may be reused at once. */
+extern "C" int gpu_h2d(void *dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+    return 0;
+}
+
+extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    GPU_CHECK(cudaStreamSynchronize(stream));
+    return 0;
+}
+
+extern "C" int gpu_sync(void)
+{
+    GPU_CHECK(cudaStreamSynchronize(stream));
+    return 0;
+}
+
+/* --- event marks ------------------------------------------------------------ */
+
+struct gpu_mark {
+    cudaEvent_t ev;
+    int recorded;
+};
+
+extern "C" gpu_mark *gpu_mark_new(void)
+{
+    gpu_mark *m = (gpu_mark *)calloc(1, sizeof *m);
+    if (!m) {
+        cuk_err("out of host memory");
+        return NULL;
+    }
+    cudaError_t err = cudaEventCreate(&m->ev);   /* default flags: it can time */
+    if (err != cudaSuccess) {
+        free(m);
+        gpu_fail(err, "cudaEventCreate(&m->ev)", __FILE__, __LINE__);
+        return NULL;
+    }
+    return m;
+}
+
+extern "C" void gpu_mark_free(gpu_mark *m)
+{
+    if (!m)
+        return;
+    if (cudaEventDestroy(m->ev) != cudaSuccess)
+        cudaGetLastError();
+    free(m);
+}
+
+extern "C" int gpu_mark_record(gpu_mark *m)
+{
+    GPU_CHECK(cudaEventRecord(m->ev, stream));
+    m->recorded = 1;
+    return 0;
+}
+
+extern "C" double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to)
+{
+    if (!from || !to || !from->recorded || !to->recorded)
+        return -1.0;
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, from->ev, to->ev) != cudaSuccess) {
+        cudaGetLastError();   /* not ready yet; a dead context shows at gpu_sync */
+        return -1.0;
+    }
+    return ms;
+}
