@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# commands.sh - the commands whose output depends on the machine (timings,
+# devices) and the ways of starting cuk: each case runs cuk and checks its
+# exit status and the lines its output must hold.
+set -u
+cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export CUK_HISTORY=/dev/null
+
+# check NAME WANT_STATUS 'PATTERN...' -- COMMAND...: every extended regex
+# PATTERN must match some line of the command's output (stdout and stderr).
+check() {
+    local name=$1 want=$2
+    shift 2
+    local pats=()
+    while [ "$1" != "--" ]; do pats+=("$1"); shift; done
+    shift
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL $name: exit status $rc, want $want: $(printf '%s' "$out" | head -c 300)"
+        return
+    fi
+    for p in "${pats[@]}"; do
+        if ! grep -qE -- "$p" <<<"$out"; then
+            echo "FAIL $name: no line matches /$p/ in: $(printf '%s' "$out" | head -c 400)"
+            return
+        fi
+    done
+    echo "PASS $name"
+}
+
+gpu=0
+"$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1
+
+check start_e 0 '^x = 3$' -- "$cuk" -e 'x = 1 + 2'
+check start_pipe 0 '^y = 4$' -- sh -c "echo 'y = 2 * 2' | '$cuk'"
+printf 'z = 5\n' >z.cuk
+check start_file 0 '^z = 5$' -- "$cuk" z.cuk
+check start_redirect 0 '^z = 5$' -- sh -c "'$cuk' < z.cuk"
+printf '#!/usr/bin/env cuk\nw = 6\n' >w.cuk
+chmod +x w.cuk
+check start_shebang 0 '^w = 6$' -- env PATH="$(dirname "$cuk"):$PATH" ./w.cuk
+check start_help_flag 0 '^usage: cuk' -- "$cuk" --help
+check start_version 0 '^cuk [0-9]' -- "$cuk" --version
+check start_bad_flag 2 'unexpected argument' -- "$cuk" --frobnicate
+check start_missing_file 1 "cannot open 'nope.cuk'" -- "$cuk" nope.cuk
+check pipe_error_status 1 '^<stdin>:2:5: error: .x. is not defined' -- sh -c "printf 'a = 1\nb = x\nc = 3\n' | '$cuk'"
+
+check modes 0 '^[ *] cpu +host +textbook' '^[ *] blas +host' '^[ *] naive +GPU' '^[ *] tiled +GPU' \
+    '^[ *] fast +GPU' '^[ *] cublas +GPU' -- "$cuk" -e 'modes'
+check mode_show 0 '^mode cpu: ' -- "$cuk" -e 'mode cpu; mode'
+check mode_select 0 '^mode blas: ' -- "$cuk" -e 'mode blas; mode'
+if [ $gpu = 0 ]; then
+    check mode_gpu_unavailable 1 'mode naive is unavailable: ' -- "$cuk" -e 'mode naive'
+    check default_mode_cpu 0 '^mode cpu' -- "$cuk" -e 'mode'
+else
+    check default_mode_tiled 0 '^mode tiled' -- "$cuk" -e 'mode'
+fi
+check who 0 'name +shape +size +where' '^  A +3x4 +48 B +host$' '^  total: 2 matrices' -- \
+    "$cuk" -e 'mode cpu; A = ones(3, 4); b = 2; who'
+check who_empty 0 '^no variables$' -- "$cuk" -e 'who'
+check clear_some 0 '^  b ' -- sh -c "'$cuk' -e 'A = 1; b = 2; clear A; who' | grep -v ' A '"
+check clear_all 0 '^no variables$' -- "$cuk" -e 'A = 1; b = 2; clear; who'
+check seed 0 '^same = 0$' -- "$cuk" -e 'mode cpu; seed 5; a = rand(3); seed 5; b = rand(3); same = max(abs(a - b))'
+check bench 0 'mode +kernel +wall +rate +vs cpu +rel. diff' '^  cpu .*\(reference\)' '^  blas .*[0-9.]+x +[0-9.e+-]+$' -- \
+    "$cuk" -e 'A = rand(64, 64); B = rand(64, 64); bench A @ B'
+check timeit_n 0 '^10 runs: median .* per run \(kernels .*\), best ' -- "$cuk" -e 'mode blas; A = rand(64); timeit 10 C = A @ A'
+check timeit_auto 0 '^[0-9]+ runs?: median ' -- "$cuk" -e 'mode blas; A = rand(64); timeit C = A @ A'
+check time_on 0 '^  blas +matmul +64x64 @ 64x64 .*FLOP/s' '^  blas: kernels .*, wall ' -- \
+    "$cuk" -e 'mode blas; A = rand(64); time on; C = A @ A;'
+check time_speedup 0 'matmul .*x the cpu$' -- "$cuk" -e 'A = rand(64); mode cpu; time on; C = A @ A; mode blas; C = A @ A;'
+check info 0 '^host: .*logical cores' '^(device:|FP32:)' -- "$cuk" -e 'info'
+check kernels_host 0 'runs on the host' -- "$cuk" -e 'mode cpu; kernels'
+check panel_script 1 'panel: needs an interactive terminal' -- "$cuk" -e 'panel on'
+check format 0 '^p = 3.1415927$' '^q = 3.1416$' -- "$cuk" -e 'format long; p = 3.14159265, format short; q = p'
+for t in language functions commands modes files keys; do
+    check "help_$t" 0 '.' -- "$cuk" -e "help $t"
+done
+check help_functions_lists 0 '^  rand\(n\), rand\(m, n\)' '^  load\("file"\)' -- "$cuk" -e 'help functions'
+check help_commands_lists 0 '^  mode \[name\] ' '^  timeit \[N\] STMT ' -- "$cuk" -e 'help commands'
+check exit_command 0 '^a = 1$' -- "$cuk" -e 'a = 1, exit; b = 2'

@@ -1,0 +1,157 @@
+/* gpu_test.c - the GPU modes: every operation in naive, tiled and cublas
+ * against a float64 reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
+ * and 2048^3; rand/randn bit-identical with the host; residency and the
+ * bytes it moves; the pool reusing blocks; out of device memory as an
+ * ordinary error. Without a usable GPU every case reports SKIP by name.
+ *
+ *   gpu_test            everything
+ *   gpu_test --quick    without the 1037 and 2048 shapes (for the sanitizers) */
+#include "engine/out.h"
+#include "engine/pool.h"
+#include "engine/timing.h"
+#include "kernels/gpu.h"
+#include "tests/ops_check.h"
+
+static const char *gpu_modes[] = {"naive", "tiled", "cublas"};
+
+/* m x k x n: the product at m x k x n, every other op at m x k. */
+static const int shapes[][3] = {{1, 1, 1}, {1, 300, 1}, {300, 1, 1}, {17, 33, 65}, {1037, 1055, 1031}, {2048, 2048, 2048}};
+static const int products[][3] = {{1, 1, 300}, {1, 40, 13}, {77, 1, 9}, {5, 7, 1}};
+#define NSHAPES_QUICK 4
+
+static cuk_matrix *run_get(const char *src, const char *name)
+{
+    CHECKF(session_run(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    cuk_matrix *m = ws_get(&oc_s->ws, name);
+    return m ? mat_ref(m) : NULL;
+}
+
+/* The same seed gives the same numbers, bit for bit, on host and device. */
+static void random_bit_identical(void)
+{
+    static const char *draws[] = {"seed 7; A = rand(300,200);", "seed 7; A = randn(300,200);",
+                                  "seed 11; x = rand(1,1); A = randn(1,4099);"};
+    for (size_t d = 0; d < 3; d++) {
+        char src[128];
+        snprintf(src, sizeof src, "mode cpu; %s", draws[d]);
+        cuk_matrix *host = run_get(src, "A");
+        for (size_t m = 0; host && m < 3; m++) {
+            snprintf(src, sizeof src, "mode %s; %s", gpu_modes[m], draws[d]);
+            cuk_matrix *dev = run_get(src, "A");
+            CHECKF(dev && !dev->host, "%s: the result should live on the device", src);
+            CHECKF(dev && mat_host(dev) && !memcmp(host->host, dev->host, mat_bytes(host)),
+                   "'%s' differs from mode cpu", src);
+            mat_unref(dev);
+        }
+        mat_unref(host);
+    }
+}
+
+/* Matrices move only when a mode on the other side needs them, and each
+ * move is counted in the command's record. */
+static void residency(void)
+{
+    cuk_matrix *a = run_get("mode tiled; A = rand(100, 50);", "A");
+    CHECK(a && a->dev && !a->host);
+    CHECK(timing_history(0)->h2d == 0 && timing_history(0)->d2h == 0);
+    run_get("B = A @ A';", "B");
+    CHECK(timing_history(0)->h2d == 0 && timing_history(0)->d2h == 0);
+    run_get("mode cpu; C = A * 2;", "C");
+    CHECKF(timing_history(0)->d2h == 100 * 50 * 4, "d2h %zu", timing_history(0)->d2h);
+    CHECK(a->host && a->dev); /* both copies now, in sync */
+    run_get("mode cublas; D = C + A;", "D");
+    CHECKF(timing_history(0)->h2d == 100 * 50 * 4, "h2d %zu", timing_history(0)->h2d); /* C went up, A was there */
+    mat_unref(a);
+    cuk_matrix *m = run_get("mode tiled; L = [1 2; 3 4]; M = L @ L;", "M"); /* a literal goes up */
+    CHECK(m && m->dev && !m->host && ws_get(&oc_s->ws, "L")->dev);
+    mat_unref(m);
+}
+
+/* C = A @ B again and again allocates nothing after the first time. */
+static void pool_reuse(void)
+{
+    pool_stats before, after;
+    run_get("mode cublas; A = rand(64, 64); B = rand(64, 64); C = A @ B;", "C");
+    pool_get_stats(&before);
+    for (int i = 0; i < 1000; i++)
+        session_run(oc_s, "C = A @ B;", 10, "test", 1, 1);
+    pool_get_stats(&after);
+    CHECKF(after.device_allocs == before.device_allocs, "%llu device allocations in 1000 products",
+           after.device_allocs - before.device_allocs);
+    CHECK(after.requests >= before.requests + 1000);
+}
+
+static char captured[4096];
+
+static void capture(void *ud, out_channel ch, const char *text, size_t n)
+{
+    size_t have = strlen(captured);
+    snprintf(captured + have, sizeof captured - have, "%.*s", (int)n, text);
+}
+
+static void no_flush(void *ud) {}
+
+/* Out of device memory: a clear error with the sizes, nothing changed. */
+static void out_of_memory(void)
+{
+    static const out_sink sink = {capture, no_flush, NULL};
+    cuk_matrix *keep = run_get("mode tiled; keep = rand(3, 3);", "keep");
+    if (!keep || !mat_host(keep))
+        return;
+    float first = keep->host[0];
+    captured[0] = '\0';
+    out_set_sink(&sink);
+    run_status st = session_run(oc_s, "A = rand(300000, 300000)", 24, NULL, 1, 1);
+    out_set_sink(NULL);
+    CHECK(st == RUN_ERROR);
+    CHECKF(strstr(captured, "error: out of device memory: needs 335 GiB, ") && strstr(captured, " free of "),
+           "message: %s", captured);
+    printf("  %.*s\n", (int)strcspn(captured, "\n"), captured);
+    CHECK(ws_get(&oc_s->ws, "keep") == keep && keep->host[0] == first && !ws_get(&oc_s->ws, "A"));
+    cuk_matrix *again = run_get("R = keep * 1;", "R"); /* the device still works */
+    CHECK(again && mat_host(again) && again->host[0] == first);
+    mat_unref(again);
+    mat_unref(keep);
+}
+
+static void available(void)
+{
+    const char *why;
+    for (size_t m = 0; m < 3; m++)
+        CHECKF(cuk_backend_find(gpu_modes[m])->available(&why), "%s unavailable", gpu_modes[m]);
+    cuk_session *fresh = session_new(0);
+    CHECKF(!strcmp(fresh->mode->name, "tiled"), "default mode %s", fresh->mode->name);
+    session_free(fresh);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const char *why;
+    if (!gpu_usable(&why)) {
+        char name[96];
+        static const char *cases[] = {"gpu_available", "gpu_ops", "gpu_random_bit_identical", "gpu_residency",
+                                      "gpu_pool_reuse", "gpu_out_of_memory"};
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            snprintf(name, sizeof name, "%s", cases[i]);
+            check_skip(name, why);
+        }
+        return 0;
+    }
+    oc_s = session_new(0);
+    mat_set_poison(1);
+    check_run("gpu_available", available);
+    int nshapes = quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]);
+    for (size_t m = 0; m < 3; m++) {
+        for (int i = 0; i < nshapes; i++)
+            oc_all(gpu_modes[m], shapes[i][0], shapes[i][1], shapes[i][2]);
+        for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
+            oc_matmul_case(gpu_modes[m], products[i][0], products[i][1], products[i][2]);
+    }
+    check_run("gpu_random_bit_identical", random_bit_identical);
+    check_run("gpu_residency", residency);
+    check_run("gpu_pool_reuse", pool_reuse);
+    check_run("gpu_out_of_memory", out_of_memory);
+    session_free(oc_s);
+    return check_exit();
+}

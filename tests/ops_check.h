@@ -1,0 +1,262 @@
+/* ops_check.h - every operation of cuk, run through a real session in one
+ * mode on fresh random inputs (new ones for every case), every new buffer
+ * poisoned with NaN first, and compared with a float64 reference computed
+ * here. Shared by tests/unit/test_ops.c (host modes) and
+ * tests/gpu/gpu_test.c (GPU modes), so all six modes pass the same bar. */
+#ifndef CUK_OPS_CHECK_H
+#define CUK_OPS_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/session.h"
+#include "tests/check.h"
+
+#define OC_TOL 1e-5
+
+static cuk_session *oc_s;
+
+/* Bind name to a new host matrix of random values in [-1, 1). */
+static float *oc_input(const char *name, int rows, int cols)
+{
+    cuk_matrix *m = mat_new_host(rows, cols);
+    if (!m)
+        return NULL;
+    check_fill(m->host, mat_numel(m));
+    ws_set(&oc_s->ws, name, m);
+    return m->host;
+}
+
+/* Run src in the session; the matrix named R afterwards, read back to the
+ * host, or NULL (the case fails naming the error). */
+static cuk_matrix *oc_run(const char *src)
+{
+    ws_remove(&oc_s->ws, "R");
+    if (session_run(oc_s, src, strlen(src), "test", 1, 1) != RUN_OK) {
+        CHECKF(0, "'%s' failed", src);
+        return NULL;
+    }
+    cuk_matrix *r = ws_get(&oc_s->ws, "R");
+    CHECKF(r && mat_host(r), "'%s' left no R", src);
+    return r && r->host ? r : NULL;
+}
+
+/* Compare R with ref (rows x cols); tol 0 means exactly. */
+static void oc_expect(const char *src, const double *ref, int rows, int cols, double tol)
+{
+    cuk_matrix *r = oc_run(src);
+    if (!r)
+        return;
+    CHECKF(r->rows == rows && r->cols == cols, "'%s' gave %dx%d, want %dx%d", src, r->rows, r->cols, rows, cols);
+    if (r->rows != rows || r->cols != cols)
+        return;
+    double err = check_relerr(r->host, ref, mat_numel(r));
+    if (tol == 0) {
+        for (size_t i = 0; i < mat_numel(r); i++)
+            CHECKF((double)r->host[i] == ref[i] || (isnan(r->host[i]) && isnan(ref[i])),
+                   "'%s' at %dx%d: element %zu is %g, want %g", src, rows, cols, i, r->host[i], ref[i]);
+    } else {
+        CHECKF(err < tol, "'%s' at %dx%d: relative error %.3g (tolerance %.0e)", src, rows, cols, err, tol);
+    }
+}
+
+static double *oc_ref(size_t n)
+{
+    double *r = calloc(n, sizeof *r);
+    if (!r)
+        abort();
+    return r;
+}
+
+/* C = A @ B at m x k x n */
+static void oc_matmul(int m, int k, int n)
+{
+    const float *a = oc_input("A", m, k), *b = oc_input("B", k, n);
+    double *ref = oc_ref((size_t)m * n);
+    for (size_t i = 0; i < (size_t)m; i++) {
+        for (size_t j = 0; j < (size_t)n; j++)
+            ref[i * n + j] = 0;
+        for (size_t p = 0; p < (size_t)k; p++) {
+            double aip = a[i * k + p];
+            for (size_t j = 0; j < (size_t)n; j++)
+                ref[i * n + j] += aip * b[p * n + j];
+        }
+    }
+    oc_expect("R = A @ B;", ref, m, n, OC_TOL);
+    free(ref);
+}
+
+static double oc_ew(char op, double x, double y)
+{
+    switch (op) {
+    case '+': return x + y;
+    case '-': return x - y;
+    case '*': return x * y;
+    case '/': return x / y;
+    case '<': return isnan(x) || isnan(y) ? NAN : x < y ? x : y;
+    default: return isnan(x) || isnan(y) ? NAN : x > y ? x : y;
+    }
+}
+
+/* Elementwise A op B, and each side broadcast from a 1x1. */
+static void oc_ewise(int rows, int cols)
+{
+    static const struct {
+        char op;
+        const char *same, *left, *right;
+    } ops[] = {{'+', "R = A + B;", "R = s + B;", "R = A + s;"},
+               {'-', "R = A - B;", "R = s - B;", "R = A - s;"},
+               {'*', "R = A * B;", "R = s * B;", "R = A * s;"},
+               {'/', "R = A / B;", "R = s / B;", "R = A / s;"},
+               {'<', "R = min(A, B);", "R = min(s, B);", "R = min(A, s);"},
+               {'>', "R = max(A, B);", "R = max(s, B);", "R = max(A, s);"}};
+    size_t n = (size_t)rows * cols;
+    double *ref = oc_ref(n);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        const float *a = oc_input("A", rows, cols), *b = oc_input("B", rows, cols), *s = oc_input("s", 1, 1);
+        for (size_t i = 0; i < n; i++)
+            ref[i] = oc_ew(ops[o].op, a[i], b[i]);
+        oc_expect(ops[o].same, ref, rows, cols, OC_TOL);
+        for (size_t i = 0; i < n; i++)
+            ref[i] = oc_ew(ops[o].op, s[0], b[i]);
+        oc_expect(ops[o].left, ref, rows, cols, OC_TOL);
+        for (size_t i = 0; i < n; i++)
+            ref[i] = oc_ew(ops[o].op, a[i], s[0]);
+        oc_expect(ops[o].right, ref, rows, cols, OC_TOL);
+    }
+    free(ref);
+}
+
+/* -A, abs, sqrt (of |A|), exp; transposes; a slice; a block literal. */
+static void oc_unary_and_layout(int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    double *ref = oc_ref(n);
+    const float *a = oc_input("A", rows, cols);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = -(double)a[i];
+    oc_expect("R = -A;", ref, rows, cols, 0);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = fabs((double)a[i]);
+    oc_expect("R = abs(A);", ref, rows, cols, 0);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = sqrt(fabs((double)a[i]));
+    oc_expect("R = sqrt(abs(A));", ref, rows, cols, OC_TOL);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = exp((double)a[i]);
+    oc_expect("R = exp(A);", ref, rows, cols, OC_TOL);
+    for (size_t i = 0; i < (size_t)rows; i++)
+        for (size_t j = 0; j < (size_t)cols; j++)
+            ref[j * rows + i] = a[i * cols + j];
+    oc_expect("R = A';", ref, cols, rows, 0);
+    oc_expect("R = A.T;", ref, cols, rows, 0);
+    oc_expect("R = transpose(A);", ref, cols, rows, 0);
+    /* the block without its first row and last column, where there is one */
+    int r0 = rows > 1, nc = cols > 1 ? cols - 1 : 1;
+    for (size_t i = 0; i < (size_t)(rows - r0); i++)
+        for (size_t j = 0; j < (size_t)nc; j++)
+            ref[i * nc + j] = a[(i + r0) * cols + j];
+    oc_expect(rows > 1 ? (cols > 1 ? "R = A[1:, :-1];" : "R = A[1:, :];") : (cols > 1 ? "R = A[:, 0:-1];" : "R = A[0, 0];"),
+              ref, rows - r0, nc, 0);
+    free(ref);
+    ref = oc_ref(4 * n);
+    for (size_t i = 0; i < (size_t)rows; i++) /* [A A; A A] */
+        for (size_t j = 0; j < (size_t)cols; j++)
+            ref[i * 2 * cols + j] = ref[i * 2 * cols + cols + j] = ref[(i + rows) * 2 * cols + j] =
+                ref[(i + rows) * 2 * cols + cols + j] = a[i * cols + j];
+    oc_expect("R = [A A; A, A];", ref, 2 * rows, 2 * cols, 0);
+    free(ref);
+}
+
+/* sum mean norm min max dot, each a 1x1 */
+static void oc_reductions(int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    const float *a = oc_input("A", rows, cols), *b = oc_input("B", rows, cols);
+    double sum = 0, sq = 0, dot = 0, lo = a[0], hi = a[0];
+    for (size_t i = 0; i < n; i++) {
+        sum += a[i];
+        sq += (double)a[i] * a[i];
+        dot += (double)a[i] * b[i];
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    const double want[] = {sum, sum / (double)n, sqrt(sq), lo, hi, dot};
+    static const char *src[] = {"R = sum(A);", "R = mean(A);", "R = norm(A);", "R = min(A);", "R = max(A);",
+                                "R = dot(A, B);"};
+    for (int i = 0; i < 6; i++) /* min and max are exact */
+        oc_expect(src[i], &want[i], 1, 1, i == 3 || i == 4 ? 0 : OC_TOL);
+}
+
+/* zeros ones fill eye: exact */
+static void oc_fills(int rows, int cols)
+{
+    char src[96];
+    size_t n = (size_t)rows * cols;
+    double *ref = oc_ref(n);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = 0;
+    snprintf(src, sizeof src, "R = zeros(%d, %d);", rows, cols);
+    oc_expect(src, ref, rows, cols, 0);
+    for (size_t i = 0; i < (size_t)rows && i < (size_t)cols; i++)
+        ref[i * cols + i] = 1;
+    snprintf(src, sizeof src, "R = eye(%d, %d);", rows, cols);
+    oc_expect(src, ref, rows, cols, 0);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = 1;
+    snprintf(src, sizeof src, "R = ones(%d, %d);", rows, cols);
+    oc_expect(src, ref, rows, cols, 0);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = (double)-2.5f;
+    snprintf(src, sizeof src, "R = fill(%d, %d, -2.5);", rows, cols);
+    oc_expect(src, ref, rows, cols, 0);
+    free(ref);
+}
+
+static int oc_select(const char *mode)
+{
+    char src[32], name[64];
+    snprintf(src, sizeof src, "mode %s", mode);
+    if (session_run(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK)
+        return 0;
+    snprintf(name, sizeof name, "ops_%s_select", mode);
+    check_begin(name);
+    CHECKF(0, "cannot select mode %s", mode);
+    check_end();
+    return -1;
+}
+
+/* The product alone, at m x k x n. */
+static void oc_matmul_case(const char *mode, int m, int k, int n)
+{
+    char name[128];
+    if (oc_select(mode) != 0)
+        return;
+    snprintf(name, sizeof name, "ops_%s_matmul_%dx%dx%d", mode, m, k, n);
+    check_begin(name);
+    oc_matmul(m, k, n);
+    check_end();
+}
+
+/* Every operation: the product at m x k x n, the rest at m x k. */
+static void oc_all(const char *mode, int m, int k, int n)
+{
+    static const struct {
+        const char *what;
+        void (*fn)(int, int);
+    } groups[] = {{"ewise", oc_ewise}, {"unary_layout", oc_unary_and_layout},
+                  {"reductions", oc_reductions}, {"fills", oc_fills}};
+    char name[128];
+    oc_matmul_case(mode, m, k, n);
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        snprintf(name, sizeof name, "ops_%s_%s_%dx%d", mode, groups[g].what, m, k);
+        check_begin(name);
+        groups[g].fn(m, k);
+        check_end();
+    }
+}
+
+#endif

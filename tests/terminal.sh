@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# terminal.sh - the interactive REPL driven through a real terminal (tmux
+# send-keys / capture-pane): the prompt, continuation lines, history kept
+# across a restart, Tab completion, Ctrl-C at the prompt and during a long
+# command, Ctrl-D. Skipped where tmux is not installed.
+set -u
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP terminal: tmux not installed"
+    exit 0
+fi
+cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+readline=1
+"$cuk" --version | grep -q 'no readline' && readline=0
+work=$(mktemp -d)
+sock="cuk-test-$$"
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
+
+# Start cuk in a fresh 100x30 terminal, with its own HOME (history file).
+start() {
+    tm kill-session -t t 2>/dev/null
+    tm new-session -d -s t -x 100 -y 30 "env HOME='$work' TERM=xterm '$cuk' $*"
+    wait_for 'cuk\[[a-z]+\]>' 10
+}
+
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+# The last line that is not blank.
+last_line() { screen | sed '/^[[:space:]]*$/d' | tail -n 1; }
+
+# wait_for REGEX SECONDS: until some line of the screen matches.
+wait_for() {
+    local end=$((SECONDS + $2))
+    while [ $SECONDS -le "$end" ]; do
+        screen | grep -qE -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+result() { # NAME CONDITION-STATUS WHY
+    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; echo "$(screen | tail -n 8)" | sed 's/^/   | /'; fi
+}
+
+start --no-panel
+result term_prompt $? "no prompt: $(screen | head -c 200)"
+
+tm send-keys -t t 'keep = 42' Enter
+wait_for '^keep = 42$' 5
+result term_assign $? "no result"
+
+tm send-keys -t t 'M = [1 2' Enter
+wait_for '^ +\.\.\.$' 5 && tm send-keys -t t '3 4]' Enter && wait_for '^M = 2x2' 5
+result term_continuation $? "no continuation line or no result"
+
+tm send-keys -t t 'myvariable_long = 5' Enter
+wait_for '^myvariable_long = 5$' 5
+if [ $readline = 1 ]; then
+    tm send-keys -t t 'myvar' Tab
+    wait_for 'cuk\[[a-z]+\]> myvariable_long' 5
+    result term_tab_completes_variable $? "Tab did not complete the name"
+    tm send-keys -t t ' + 1' Enter
+    wait_for '^ans = 6$' 5
+    result term_completed_line_runs $? "the completed line did not run"
+else
+    echo "SKIP term_tab_completes_variable: cuk was built without readline"
+fi
+
+tm send-keys -t t 'this line is abandoned'
+wait_for 'abandoned' 5 && tm send-keys -t t C-c && sleep 0.3
+tm send-keys -t t 'keep' Enter
+wait_for '^keep = 42$' 5 && ! screen | grep -q 'abandonedkeep'
+result term_ctrl_c_clears_line $? "Ctrl-C did not clear the line"
+
+# Ctrl-C during a long CPU product: the prompt is back within a second,
+# and what was defined before is intact.
+tm send-keys -t t 'mode cpu; C = rand(3000,3000) @ rand(3000,3000)' Enter
+sleep 1.5
+running=0
+last_line | grep -qE '^cuk\[cpu\]>$' || running=1
+t0=$(date +%s.%N)
+tm send-keys -t t C-c
+wait_for '^interrupted$' 5
+back=$?
+t1=$(date +%s.%N)
+elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+last_line | grep -qE '^cuk\[cpu\]>$'
+prompt=$?
+[ $running = 1 ] && [ $back = 0 ] && [ $prompt = 0 ] && awk -v e="$elapsed" 'BEGIN { exit !(e < 1.0) }'
+result term_ctrl_c_cancels_command $? "running=$running interrupted=$back prompt=$prompt after ${elapsed}s"
+echo "   Ctrl-C during the product: prompt back after ${elapsed}s"
+tm send-keys -t t 'keep, who' Enter
+wait_for '^keep = 42$' 5 && wait_for '^  myvariable_long ' 5 && ! screen | grep -qE '^  C '
+result term_workspace_intact_after_cancel $? "variables lost or C half-made"
+
+tm send-keys -t t C-d
+end=$((SECONDS + 5))
+while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
+! tm has-session -t t 2>/dev/null
+result term_ctrl_d_exits $? "cuk still running after Ctrl-D"
+
+# History survives a restart.
+if [ $readline = 1 ]; then
+    start --no-panel
+    tm send-keys -t t Up
+    wait_for 'cuk\[[a-z]+\]> keep, who' 5
+    result term_history_survives_restart $? "Up did not bring back the last line of the previous session"
+    tm send-keys -t t C-c
+    tm send-keys -t t 'quit' Enter
+else
+    echo "SKIP term_history_survives_restart: cuk was built without readline"
+fi
