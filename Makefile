@@ -28,7 +28,7 @@ probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(vo
 
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
 WITH_READLINE ?= $(call probe_c,readline/readline.h,-lreadline)
-WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncurses)
+WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncursesw)
 # OpenBLAS when pkg-config knows it, else the system's (reference) BLAS.
 HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1 || echo 0)
 ifeq ($(HAVE_OPENBLAS),1)
@@ -67,7 +67,7 @@ ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
-             -lcublas -lcudart_static -lstdc++ -ldl -lrt -lpthread
+             -lcublas -lcublasLt -lcudart_static -lstdc++ -ldl -lrt -lpthread
 GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 else
@@ -80,7 +80,7 @@ REPL_LIBS += -lreadline
 endif
 ifeq ($(WITH_NCURSES),1)
 FEATURES += -DCUK_HAVE_NCURSES=1
-REPL_LIBS += -lncurses
+REPL_LIBS += -lncursesw
 endif
 
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(ENGINE_SRC) $(KERNEL_SRC)) \

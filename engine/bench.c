@@ -50,7 +50,7 @@ static cuk_matrix *timed_eval(cuk_session *s, const stmt *st, const ast *e)
 {
     timing_begin(s->src->text + st->start, st->end - st->start, s->mode->name);
     cuk_matrix *m = eval_expr(s, e);
-    if (timing_end() != 0 && m) {
+    if (timing_end(m == NULL) != 0 && m) {
         mat_unref(m);
         m = NULL;
     }

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 static cuk_error err_slot;
 
@@ -66,8 +67,27 @@ void cuk_err_clear(void)
     err_slot.msg[0] = '\0';
 }
 
+static void (*progress_fn)(void);
+
+void cuk_set_progress(void (*fn)(void)) { progress_fn = fn; }
+
+int cuk_progress(void)
+{
+    static struct timespec last;
+    struct timespec now;
+    if (!progress_fn)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >= 100) {
+        last = now;
+        progress_fn();
+    }
+    return 1;
+}
+
 int cuk_check_interrupt(void)
 {
+    cuk_progress();
     return cuk_interrupted ? cuk_err_cancel() : 0;
 }
 

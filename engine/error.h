@@ -52,8 +52,15 @@ void cuk_err_clear(void);
 /* Set by the SIGINT handler while a command runs; long loops poll it. */
 extern volatile sig_atomic_t cuk_interrupted;
 
-/* Nonzero (and the error set) if the user asked to stop. */
+/* Nonzero (and the error set) if the user asked to stop. Long loops call
+ * it between rows or chunks; it also gives the progress hook its turn. */
 int cuk_check_interrupt(void);
+
+/* A function the REPL sets while its panel is up: called from long loops
+ * (at most every 100 ms) so the panel can show the elapsed time. */
+void cuk_set_progress(void (*fn)(void));
+/* Give the hook its turn if 100 ms have passed; 0 if there is no hook. */
+int cuk_progress(void);
 
 /* Human-readable byte count ("4.17 MiB") into buf. */
 const char *cuk_fmt_bytes(char *buf, size_t cap, double bytes);

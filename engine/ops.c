@@ -153,7 +153,8 @@ cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     if (!c)
         return NULL;
     int rc = be->dot(out_data(c, be), pa, pb, n);
-    return finish(be, c, rc, "dot", shape2(sh, sizeof sh, a, ",", b), 2.0 * n, 8.0 * (double)n);
+    /* dot(x, x) reads x once */
+    return finish(be, c, rc, "dot", shape2(sh, sizeof sh, a, ",", b), 2.0 * n, (pa == pb ? 4.0 : 8.0) * n);
 }
 
 cuk_matrix *op_fill(const cuk_backend *be, int rows, int cols, float v)

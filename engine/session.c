@@ -168,7 +168,7 @@ static int exec_value(cuk_session *s, const stmt *st)
     int rc = m ? 0 : -1;
     if (rc == 0 && st->print)
         rc = print_value(name, m, s->format_long);
-    if (timing_end() != 0 && rc == 0)
+    if (timing_end(rc != 0) != 0 && rc == 0)
         rc = -1;
     if (rc != 0 || bare) {
         mat_unref(m);
@@ -186,24 +186,26 @@ int session_exec(cuk_session *s, const stmt *st)
     int rc = st->kind == STMT_CMD ? commands_run(s, st) : exec_value(s, st);
     if (rc != 0)
         cuk_err_locate(st->start);
-    if (s->after_cmd_hook)
-        s->after_cmd_hook(s);
     return rc;
 }
 
+/* Each statement, reported if it fails, then shown to the panel. */
 static run_status run_program(cuk_session *s, const program *p)
 {
-    for (int i = 0; i < p->n; i++) {
+    run_status st = RUN_OK;
+    for (int i = 0; i < p->n && st == RUN_OK; i++) {
         if (session_exec(s, p->stmt[i]) != 0) {
             s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
             session_report(s);
             cuk_err_clear();
-            return s->fatal ? RUN_FATAL : RUN_ERROR;
+            st = s->fatal ? RUN_FATAL : RUN_ERROR;
+        } else if (s->quit) {
+            st = RUN_QUIT;
         }
-        if (s->quit)
-            return RUN_QUIT;
+        if (s->after_cmd_hook)
+            s->after_cmd_hook(s);
     }
-    return RUN_OK;
+    return st;
 }
 
 run_status session_run(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final)

@@ -112,12 +112,14 @@ static void remember_cpu(void)
     }
 }
 
-int timing_end(void)
+int timing_end(int failed)
 {
     int rc = 0;
     if (!active)
         return 0;
     active = 0;
+    while (device_work && cuk_progress() && gpu_idle() == 0) /* the panel shows the time meanwhile */
+        ;
     if (device_work)
         rc = gpu_sync();
     for (int i = 0; i < cur.nops; i++) {
@@ -129,7 +131,8 @@ int timing_end(void)
         cur.bytes += o->bytes;
     }
     cur.wall_ms = timing_now_ms() - cmd_t0;
-    if (rc == 0 && cur.mode && !strcmp(cur.mode, "cpu"))
+    cur.failed = failed || rc != 0;
+    if (!cur.failed && cur.mode && !strcmp(cur.mode, "cpu"))
         remember_cpu();
     hist[hist_next] = cur;
     hist_next = (hist_next + 1) % TIMING_HISTORY;

@@ -35,14 +35,16 @@ typedef struct {
     double kernel_ms;     /* sum over the ops */
     double flops, bytes;
     size_t h2d, d2h;      /* bytes copied host->device, device->host */
+    int failed;           /* the statement stopped with an error or Ctrl-C */
     int nops;
     timing_op ops[TIMING_MAX_OPS];
 } timing_cmd;
 
-/* A statement starts / ends. timing_end waits for the device, turns events
- * into times and files the record; -1 if the device reported an error. */
+/* A statement starts / ends (failed: it stopped with an error). timing_end
+ * waits for the device, turns events into times and files the record; -1
+ * if the device reported an error. */
 void timing_begin(const char *text, size_t len, const char *mode);
-int timing_end(void);
+int timing_end(int failed);
 
 /* Around each backend call. */
 int timing_op_begin(const cuk_backend *be);

@@ -51,6 +51,8 @@ int gpu_h2d(void *dst, const void *src, size_t bytes);
 int gpu_d2h(void *dst, const void *src, size_t bytes);
 /* Wait for all queued work; reports the first asynchronous error. */
 int gpu_sync(void);
+/* 1 if all queued work is done, 0 if some is still running; -1 on error. */
+int gpu_idle(void);
 
 /* Event timing of device work. A mark is recorded on the stream; the time
  * between two marks is known once gpu_sync has returned. */

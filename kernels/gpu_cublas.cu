@@ -1,8 +1,13 @@
 /* gpu_cublas.cu - the `cublas` mode: NVIDIA's library as the reference, in
- * true FP32 (no TF32 tensor cores): Sgemm, Sgeam (transpose) and Sdot.
+ * true FP32 (no TF32 tensor cores): the product (through cublasLt, the
+ * engine under cublasSgemm), Sgeam (transpose) and Sdot.
  * cuBLAS has no plain sum, min or max (Sasum sums |x|, Isamax finds the
  * largest |x|), so the reductions run the tiled mode's tree reduction. */
 #include "kernels/gpu_internal.h"
+
+#include <string.h>
+
+#include <cublasLt.h>
 
 static cublasHandle_t handle;
 
@@ -35,17 +40,101 @@ static cublasHandle_t get_handle(void)
     return handle;
 }
 
-/* Row-major c = a @ b is column-major c^T = b^T a^T: hand cuBLAS the same
- * buffers as column-major b (n x k) and a (k x m) and swap their order. */
+/* The product goes through cublasLt with a plan per shape, made once: the
+ * descriptors and the algorithm cuBLAS's heuristic picks. A command then
+ * only launches, which keeps the host's share of a small product low, and
+ * keeps heuristic work out of the kernel time the events measure. Compute
+ * type 32F_PEDANTIC: FP32 arithmetic exactly, never TF32. */
+typedef struct {
+    int m, n, k;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+} lt_plan;
+
+#define LT_PLANS 16
+#define LT_WORKSPACE (32u << 20) /* what cuBLAS suggests for Hopper */
+
+static cublasLtHandle_t lt;
+static lt_plan plans[LT_PLANS];
+static int nplans, next_plan;
+static void *lt_workspace;
+
+static void plan_release(lt_plan *p)
+{
+    cublasLtMatrixLayoutDestroy(p->la);
+    cublasLtMatrixLayoutDestroy(p->lb);
+    cublasLtMatrixLayoutDestroy(p->lc);
+    cublasLtMatmulDescDestroy(p->op);
+    memset(p, 0, sizeof *p);
+}
+
+/* Row-major c = a @ b is column-major c^T = b^T a^T: cuBLAS's A is our b
+ * (n x k, leading dimension n), its B our a (k x m, leading dimension k). */
+static int plan_make(lt_plan *p, int m, int n, int k)
+{
+    const size_t ws = LT_WORKSPACE;
+    cublasLtMatmulPreference_t pref;
+    cublasLtMatmulHeuristicResult_t best;
+    int found = 0;
+    p->m = m, p->n = n, p->k = k;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->la, CUDA_R_32F, n, k, n));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_32F, k, m, k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_32F, n, m, n));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                             sizeof ws);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &best, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    CUBLAS_CHECK(st);
+    if (found == 0)
+        CUBLAS_CHECK(CUBLAS_STATUS_NOT_SUPPORTED);
+    p->algo = best.algo;
+    return 0;
+}
+
+/* The plan for m x k x n: cached, or made in the oldest slot. */
+static lt_plan *plan_for(int m, int n, int k)
+{
+    for (int i = 0; i < nplans; i++)
+        if (plans[i].m == m && plans[i].n == n && plans[i].k == k)
+            return &plans[i];
+    if (!lt) {
+        cublasStatus_t st = cublasLtCreate(&lt);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            gpu_cublas_fail(st, "cublasLtCreate(&lt)", __FILE__, __LINE__);
+            return NULL;
+        }
+    }
+    if (!lt_workspace) {
+        cudaError_t err = cudaMalloc(&lt_workspace, LT_WORKSPACE);
+        if (err != cudaSuccess) {
+            gpu_fail(err, "cudaMalloc(&lt_workspace, LT_WORKSPACE)", __FILE__, __LINE__);
+            lt_workspace = NULL;
+            return NULL;
+        }
+    }
+    lt_plan *p = &plans[nplans < LT_PLANS ? nplans++ : next_plan++ % LT_PLANS];
+    if (p->op)
+        plan_release(p);
+    if (plan_make(p, m, n, k) != 0) {
+        plan_release(p);
+        return NULL;
+    }
+    return p;
+}
+
 static int cublas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     const float one = 1.0f, zero = 0.0f;
-    cublasHandle_t h = get_handle();
-    if (!h)
+    lt_plan *p = plan_for(m, n, k);
+    if (!p)
         return -1;
-    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-    CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
-    gpu_count_call("cublas", "cublasSgemm (library kernels)");
+    CUBLAS_CHECK(cublasLtMatmul(lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
+                                lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
+    gpu_count_call("cublas", "cublasLtMatmul (library kernels)");
     return 0;
 }
 

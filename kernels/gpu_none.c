@@ -43,6 +43,7 @@ int gpu_memset(void *p, int byte, size_t bytes) { return no_cuda(); }
 int gpu_h2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_d2h(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_sync(void) { return 0; }   /* nothing was queued */
+int gpu_idle(void) { return 1; }
 
 gpu_mark *gpu_mark_new(void) { return NULL; }
 void gpu_mark_free(gpu_mark *m) {}

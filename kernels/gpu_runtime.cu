@@ -390,6 +390,15 @@ extern "C" int gpu_sync(void)
     return 0;
 }
 
+extern "C" int gpu_idle(void)
+{
+    cudaError_t err = cudaStreamQuery(stream);
+    if (err == cudaErrorNotReady)
+        return 0;
+    GPU_CHECK(err);
+    return 1;
+}
+
 /* --- event marks ------------------------------------------------------------ */
 
 struct gpu_mark {

@@ -17,6 +17,7 @@
 #include "engine/error.h"
 #include "engine/out.h"
 #include "engine/print.h"
+#include "repl/panel.h"
 
 #ifdef CUK_HAVE_READLINE
 #include <readline/history.h>
@@ -30,6 +31,7 @@ static struct {
     char *pending;          /* the lines of a statement still open */
     size_t len, cap;
     int done, status;
+    int want_panel;         /* `panel on|off` asked; switched between commands */
     char history[4096];     /* "" when there is no home to keep it in */
 } R;
 
@@ -72,6 +74,13 @@ static const char *prompt(void)
     return p;
 }
 
+static void banner(void)
+{
+    out_printf("cuk: mode %s (%s). `help` for help, Ctrl-D to leave.\n", R.s->mode->name,
+               R.s->mode->on_device ? "matrices stay on the GPU" : "no GPU in use");
+    out_flush();
+}
+
 static int pending_append(const char *line)
 {
     size_t n = strlen(line), need = R.len + n + 2;
@@ -99,7 +108,9 @@ static void run_line(const char *line)
         return;
     }
     cuk_interrupted = 0;
+    panel_command_started(R.pending);
     run_status st = session_run(R.s, R.pending, R.len, NULL, 1, 0);
+    panel_refresh();
     cuk_interrupted = 0;
     sigint_seen = 0; /* a Ctrl-C during the command was the command's */
     out_flush();
@@ -146,12 +157,15 @@ static void history_add(const char *line)
 static void on_line(char *line)
 {
     if (!line) {
-        fputs("\n", stdout);
+        if (!panel_active())
+            fputs("\n", stdout);
         R.done = 1;
         rl_callback_handler_remove();
         return;
     }
     history_add(line);
+    if (panel_active()) /* the output window keeps a transcript */
+        out_printf("%s%s\n", prompt(), line);
     run_line(line);
     free(line);
     if (R.done)
@@ -169,10 +183,61 @@ static void clear_input(void)
     rl_free_line_state();
     rl_callback_sigcleanup();
     rl_replace_line("", 0);
-    fputs("\n", stdout);
+    if (!panel_active())
+        fputs("\n", stdout);
     rl_set_prompt(prompt());
     rl_on_new_line();
     rl_redisplay();
+}
+
+/* Put the panel up or take it down, as `panel on|off` last asked. */
+static void switch_panel(void)
+{
+    if (R.want_panel == panel_active())
+        return;
+    rl_callback_handler_remove();
+    if (!R.want_panel) {
+        panel_stop();
+    } else if (panel_start(R.s) != 0) {
+        out_errorf("error: %s\n", cuk_err_get()->msg);
+        cuk_err_clear();
+        R.want_panel = 0;
+    }
+    rl_callback_handler_install(prompt(), on_line);
+}
+
+/* One wait for input on the plain terminal. */
+static void wait_terminal(void)
+{
+    fd_set in;
+    FD_ZERO(&in);
+    FD_SET(0, &in);
+    int r = select(1, &in, NULL, NULL, NULL);
+    if (sigint_seen)
+        clear_input();
+    if (winch_seen) {
+        winch_seen = 0;
+        rl_resize_terminal();
+        update_width();
+    }
+    if (r > 0 && FD_ISSET(0, &in))
+        rl_callback_read_char();
+    else if (r < 0 && errno != EINTR)
+        R.done = 1;
+}
+
+/* One wait for input under the panel. */
+static void wait_panel(void)
+{
+    int n = panel_getch();
+    if (sigint_seen)
+        clear_input();
+    if (winch_seen) {
+        winch_seen = 0;
+        panel_resize();
+    }
+    while (n > 0 && panel_key_waiting() && !R.done)
+        rl_callback_read_char();
 }
 
 static void read_loop(void)
@@ -182,24 +247,18 @@ static void read_loop(void)
     rl_readline_name = "cuk";
     complete_install(R.s);
     history_open();
+    switch_panel();
+    banner();
     rl_callback_handler_install(prompt(), on_line);
     while (!R.done) {
-        fd_set in;
-        FD_ZERO(&in);
-        FD_SET(0, &in);
-        int r = select(1, &in, NULL, NULL, NULL);
-        if (sigint_seen)
-            clear_input();
-        if (winch_seen) {
-            winch_seen = 0;
-            rl_resize_terminal();
-            update_width();
-        }
-        if (r > 0 && FD_ISSET(0, &in))
-            rl_callback_read_char();
-        else if (r < 0 && errno != EINTR)
-            break;
+        switch_panel();
+        if (panel_active())
+            wait_panel();
+        else
+            wait_terminal();
     }
+    rl_callback_handler_remove();
+    panel_stop();
     if (R.history[0])
         history_truncate_file(R.history, HISTORY_MAX);
 }
@@ -210,6 +269,7 @@ static void read_loop(void)
 {
     char *line = NULL;
     size_t cap = 0;
+    banner();
     while (!R.done) {
         fputs(prompt(), stdout);
         fflush(stdout);
@@ -236,14 +296,25 @@ static void read_loop(void)
 
 #endif
 
+/* `panel on|off` from the session: the switch waits for the command to end. */
+static int panel_command(cuk_session *s, int on)
+{
+    const char *why;
+    if (on && !panel_available(&why))
+        return cuk_err("panel: %s", why);
+    R.want_panel = on;
+    return 0;
+}
+
 int repl_run(cuk_session *s, int panel)
 {
+    const char *why;
     R.s = s;
+    R.want_panel = panel && panel_available(&why);
+    s->panel_hook = panel_command;
     history_path();
     install_signals();
     update_width();
-    out_printf("cuk: mode %s (%s). `help` for help, Ctrl-D to leave.\n", s->mode->name,
-               s->mode->on_device ? "matrices stay on the GPU" : "no GPU in use");
     read_loop();
     free(R.pending);
     return R.status;

@@ -12,7 +12,4 @@ int repl_run(cuk_session *s, int panel);
  * variables, modes, file names inside quotes). */
 void complete_install(cuk_session *s);
 
-/* panel.c: the live ncurses panel. */
-int panel_available(const char **why);
-
 #endif

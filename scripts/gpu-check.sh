@@ -31,7 +31,7 @@ fi
 if want sanitize; then
     for tool in memcheck racecheck; do
         t0=$SECONDS
-        compute-sanitizer --tool "$tool" --print-limit 20 build/tests/gpu_test >"$out/$tool.log" 2>&1
+        compute-sanitizer --tool "$tool" --print-limit 20 build/tests/gpu_test --sanitizer >"$out/$tool.log" 2>&1
         note "compute-sanitizer $tool: status $?, $(grep -c '^PASS' "$out/$tool.log") cases passed, $(grep -c '^FAIL' "$out/$tool.log") failed, $(grep 'ERROR SUMMARY' "$out/$tool.log" | tail -n 1) ($((SECONDS - t0)) s)"
     done
 fi

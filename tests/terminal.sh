@@ -18,7 +18,8 @@ trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 
 # Start cuk in a fresh 100x30 terminal, with its own HOME (history file).
 start() {
-    tm kill-session -t t 2>/dev/null
+    tm kill-server 2>/dev/null
+    sleep 0.3 # a tmux server whose last session ended may still be going away
     tm new-session -d -s t -x 100 -y 30 "env HOME='$work' TERM=xterm '$cuk' $*"
     wait_for 'cuk\[[a-z]+\]>' 10
 }
@@ -109,3 +110,58 @@ if [ $readline = 1 ]; then
 else
     echo "SKIP term_history_survives_restart: cuk was built without readline"
 fi
+
+# The panel (the default on a terminal): it shows the mode, the last
+# commands and the workspace; typing, completion, Ctrl-C, resizing and
+# switching it off and on all work under it.
+if ! "$cuk" --version | grep -q ' ncurses'; then
+    echo "SKIP term_panel: cuk was built without ncurses"
+    exit 0
+fi
+send() { tm send-keys -t t -l "$1"; tm send-keys -t t Enter; }
+tm kill-server 2>/dev/null
+sleep 0.3 # a tmux server whose last session ended may still be going away
+tm new-session -d -s t -x 100 -y 30 "env HOME='$work' TERM=xterm '$cuk'"
+wait_for '^ cuk \| mode [a-z]+ \| .* \| ready' 10 && wait_for 'last commands' 2
+result term_panel_shows $? "no panel"
+send 'keep = 42'
+wait_for '^keep = 42$' 5 && wait_for 'workspace: .*keep 1x1' 5
+result term_panel_output_and_workspace $? "no output or workspace line"
+send 'mode cpu'
+send 'A = rand(200, 300), B = rand(300, 100), C = A @ B'
+wait_for '^  C = A @ B +cpu .*FLOP/s' 5
+result term_panel_last_commands $? "the product is not in the last commands"
+send 'myvariable_long = 5'
+tm send-keys -t t -l 'myvar'
+tm send-keys -t t Tab
+wait_for '^cuk\[cpu\]> myvariable_long' 5
+result term_panel_tab_completion $? "Tab did not complete under the panel"
+tm send-keys -t t C-c
+send 'C = rand(3000,3000) @ rand(3000,3000)'
+wait_for '\| running [0-9.]+ s: C = rand' 5
+running=$?
+tm send-keys -t t C-c
+wait_for '^interrupted$' 3 && wait_for '\| ready' 3 && [ $running = 0 ]
+result term_panel_ctrl_c $? "not shown running, or not interrupted"
+tm resize-window -t t -x 80 -y 24
+sleep 0.3
+send '1 + 1'
+wait_for '^ans = 2$' 5 && screen | head -n 1 | grep -q '^ cuk | mode cpu'
+result term_panel_resize $? "the panel broke after a resize"
+send 'panel off'
+wait_for '^cuk\[cpu\]>' 5 && sleep 0.3 && ! screen | grep -q 'last commands'
+result term_panel_off $? "the panel is still up"
+send 'panel on'
+wait_for 'last commands' 5
+result term_panel_on $? "the panel did not come back"
+tm send-keys -t t C-d
+end=$((SECONDS + 5))
+while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
+! tm has-session -t t 2>/dev/null
+result term_panel_ctrl_d_exits $? "cuk still running after Ctrl-D"
+
+sleep 0.3
+tm new-session -d -s t -x 100 -y 30 "env HOME='$work' TERM=dumb '$cuk'"
+wait_for '^cuk\[[a-z]+\]>' 5 && ! screen | grep -q 'last commands'
+result term_dumb_has_no_panel $? "a panel on TERM=dumb"
+tm kill-session -t t 2>/dev/null

@@ -1,0 +1,32 @@
+/* panel.h - the live ncurses panel: the screen split into the panel (mode,
+ * device, memory, the last commands, the workspace), the output, and the
+ * input line, which readline edits while the panel draws it. */
+#ifndef CUK_PANEL_H
+#define CUK_PANEL_H
+
+#include "engine/session.h"
+
+/* 1 if this terminal and build can show the panel; else 0 and *why. */
+int panel_available(const char **why);
+
+/* Take over the screen (output goes to the panel's output window) and hook
+ * readline's display to it. 0, or -1 with the error set. */
+int panel_start(cuk_session *s);
+/* Give the screen back; output goes to stdout again. */
+void panel_stop(void);
+int panel_active(void);
+
+/* Wait a little for keys and queue them for readline: how many, or -1 if
+ * none came (so the caller can look at its signal flags). Then call
+ * rl_callback_read_char while panel_key_waiting(). */
+int panel_getch(void);
+int panel_key_waiting(void);
+/* The terminal changed size. */
+void panel_resize(void);
+/* Redraw everything (after a command). */
+void panel_refresh(void);
+/* A command starts: the panel shows it running, with the time, until the
+ * next panel_refresh. */
+void panel_command_started(const char *text);
+
+#endif
