@@ -137,6 +137,7 @@ static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, d
 int bench_command(cuk_session *s, const stmt *st)
 {
     const cuk_backend *saved = s->mode;
+    timing_kernel_events(1);
     cuk_matrix *ref = NULL;
     double cpu_ms = -1;
     int rc = 0, header = 0;
@@ -180,6 +181,7 @@ int timeit_command(cuk_session *s, const stmt *st)
     }
     int time_on = s->time_on, rc, n = 0;
     s->time_on = 0; /* one report at the end, not one per run */
+    s->measuring = 1;
     if ((rc = session_exec(s, &quiet)) == 0) { /* warm-up */
         n = count > 0 ? (int)count : runs_for(timing_history(0)->wall_ms, TIMEIT_MAX_RUNS);
         wt = malloc((size_t)n * sizeof *wt);
@@ -203,6 +205,7 @@ int timeit_command(cuk_session *s, const stmt *st)
                    fmt_time(c, sizeof c, wt[0]));
     }
     s->time_on = time_on;
+    s->measuring = 0;
     free(wt);
     free(kt);
     return rc;

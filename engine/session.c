@@ -183,6 +183,7 @@ static int exec_value(cuk_session *s, const stmt *st)
 
 int session_exec(cuk_session *s, const stmt *st)
 {
+    timing_kernel_events(s->time_on || s->panel_on || s->measuring);
     int rc = st->kind == STMT_CMD ? commands_run(s, st) : exec_value(s, st);
     if (rc != 0)
         cuk_err_locate(st->start);

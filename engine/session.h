@@ -33,7 +33,8 @@ typedef struct cuk_session {
     int interactive;
     int format_long;
     int time_on;
-    int panel_on;
+    int panel_on;          /* the REPL's panel is up (it shows kernel times) */
+    int measuring;         /* bench or timeit is running */
     uint64_t seed;
     uint64_t draws;        /* rand/randn calls since `seed`: each draw is its own stream */
     src_ctx *src;          /* innermost source being run */

@@ -410,6 +410,7 @@ int panel_start(cuk_session *s)
     noecho();
     P.s = s;
     P.active = 1;
+    s->panel_on = 1;
     layout();
     out_set_sink(&panel_sink);
     cuk_set_progress(tick);
@@ -436,6 +437,7 @@ void panel_stop(void)
     rl_completion_display_matches_hook = NULL;
     cuk_set_progress(NULL);
     P.s->after_cmd_hook = NULL;
+    P.s->panel_on = 0;
     out_set_sink(NULL);
     delwin(P.top), delwin(P.out), delwin(P.in);
     P.top = P.out = P.in = NULL;

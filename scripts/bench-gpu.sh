@@ -9,6 +9,9 @@ cuk=${CUK:-./cuk}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+echo "== the device, a timed command, residency, and the kernels a mode launched"
+"$cuk" -e 'info; mode tiled; seed 1; A = rand(1037, 1055); B = rand(1055, 1031); time on; C = A @ B; s = sum(C), time off; mode cpu; D = A * 2; who; mode tiled; kernels'
+
 echo "== the product ladder at 1037x1055x1031 (anchors.md, H200: naive 0.389 ms, tiled 0.301 ms, cuBLAS 0.079 ms)"
 "$cuk" -e 'seed 1; A = rand(1037, 1055); B = rand(1055, 1031); bench A @ B'
 
