@@ -80,7 +80,7 @@ static numfmt choose_format(const float *v, size_t n, int format_long)
         whole = whole && a == floor(a);
     }
     numfmt f = {'d', 0};
-    if (whole && maxabs < 1e9)
+    if (whole && maxabs <= 16777216) /* 2^24: past it float32 skips whole numbers */
         return f;
     if (maxabs >= 1e5 || minabs < 1e-4) {
         f.kind = 'e';
