@@ -108,17 +108,6 @@ static double rel_diff(cuk_matrix *x, cuk_matrix *ref)
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-static const char *fmt_time(char *buf, size_t cap, double ms)
-{
-    if (ms < 1)
-        snprintf(buf, cap, "%.1f µs", ms * 1e3);
-    else if (ms < 1000)
-        snprintf(buf, cap, "%.3g ms", ms);
-    else
-        snprintf(buf, cap, "%.2f s", ms / 1e3);
-    return buf;
-}
-
 static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, double diff, int is_ref)
 {
     char k[32], w[32], rate[64] = "", up[16] = "", df[32];
@@ -130,8 +119,8 @@ static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, d
         snprintf(df, sizeof df, "(reference)");
     else
         snprintf(df, sizeof df, "%.1e", diff);
-    out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", be->name, fmt_time(k, sizeof k, smp->kernel_ms),
-               fmt_time(w, sizeof w, smp->wall_ms), rate, up, df);
+    out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", be->name, timing_fmt_ms(k, sizeof k, smp->kernel_ms),
+               timing_fmt_ms(w, sizeof w, smp->wall_ms), rate, up, df);
 }
 
 int bench_command(cuk_session *s, const stmt *st)
@@ -201,8 +190,8 @@ int timeit_command(cuk_session *s, const stmt *st)
         char r[64];
         timing_rate(&rate, r, sizeof r);
         out_printf("%d run%s: median %s per run (kernels %s%s%s), best %s\n", n, n == 1 ? "" : "s",
-                   fmt_time(a, sizeof a, wmed), fmt_time(b, sizeof b, kmed), r[0] ? ", " : "", r,
-                   fmt_time(c, sizeof c, wt[0]));
+                   timing_fmt_ms(a, sizeof a, wmed), timing_fmt_ms(b, sizeof b, kmed), r[0] ? ", " : "", r,
+                   timing_fmt_ms(c, sizeof c, wt[0]));
     }
     s->time_on = time_on;
     s->measuring = 0;

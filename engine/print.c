@@ -181,19 +181,6 @@ out:
     return rc;
 }
 
-static const char *fmt_ms(char *buf, size_t cap, double ms)
-{
-    if (ms < 0)
-        snprintf(buf, cap, "?");
-    else if (ms < 1)
-        snprintf(buf, cap, "%.1f µs", ms * 1e3);
-    else if (ms < 1000)
-        snprintf(buf, cap, "%.*f ms", ms < 10 ? 3 : ms < 100 ? 2 : 1, ms);
-    else
-        snprintf(buf, cap, "%.2f s", ms / 1e3);
-    return buf;
-}
-
 void print_timing(const timing_cmd *c)
 {
     char t[32], rate[64], up[32], h2d[32], d2h[32];
@@ -204,10 +191,10 @@ void print_timing(const timing_cmd *c)
         if (cpu > 0 && o->ms > 0)
             snprintf(up, sizeof up, ", %.1fx the cpu", cpu / o->ms);
         timing_rate(o, rate, sizeof rate);
-        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
+        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, timing_fmt_ms(t, sizeof t, o->ms), rate, up);
     }
-    out_printf("  %s: kernels %s", c->mode, fmt_ms(t, sizeof t, c->kernel_ms));
-    out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
+    out_printf("  %s: kernels %s", c->mode, timing_fmt_ms(t, sizeof t, c->kernel_ms));
+    out_printf(", wall %s", timing_fmt_ms(t, sizeof t, c->wall_ms));
     if (c->h2d || c->d2h)
         out_printf(", copied %s to device, %s to host", cuk_fmt_bytes(h2d, sizeof h2d, (double)c->h2d),
                    cuk_fmt_bytes(d2h, sizeof d2h, (double)c->d2h));

@@ -164,6 +164,19 @@ double timing_cpu_ms(const char *op, const char *shapes)
     return -1;
 }
 
+const char *timing_fmt_ms(char *buf, size_t cap, double ms)
+{
+    if (ms < 0)
+        snprintf(buf, cap, "-");
+    else if (ms < 1)
+        snprintf(buf, cap, "%.1f µs", ms * 1e3);
+    else if (ms < 1000)
+        snprintf(buf, cap, "%.*f ms", ms < 10 ? 3 : ms < 100 ? 2 : 1, ms);
+    else
+        snprintf(buf, cap, "%.2f s", ms / 1e3);
+    return buf;
+}
+
 static const char *scaled(char *buf, size_t cap, double per_s, const char *unit)
 {
     static const char *pre[] = {"", "K", "M", "G", "T", "P"};

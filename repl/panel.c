@@ -133,19 +133,6 @@ static void put_row(int row, int col, const char *fmt, ...)
         mvwaddnstr(P.top, row, col, buf, (int)skip_columns(buf, strlen(buf), room));
 }
 
-static const char *ms_text(char *buf, size_t cap, double ms)
-{
-    if (ms < 0)
-        snprintf(buf, cap, "-");
-    else if (ms < 1)
-        snprintf(buf, cap, "%.1f µs", ms * 1e3);
-    else if (ms < 1000)
-        snprintf(buf, cap, "%.3g ms", ms);
-    else
-        snprintf(buf, cap, "%.2f s", ms / 1e3);
-    return buf;
-}
-
 static void draw_title(int w)
 {
     const char *why;
@@ -219,7 +206,7 @@ static void draw_command(int row, int w, const timing_cmd *c)
     cuk_fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
     int tw = w - 72 > 12 ? w - 72 : 12;
     put_row(row, 0, "  %-*.*s %-6s %10s  %-30.30s %7s %9s", tw, tw, c->text, c->mode ? c->mode : "",
-              ms_text(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
+              timing_fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
 }
 
 /* name shape size where, as many as fit in `rows` rows */

@@ -38,6 +38,13 @@ wait_for() {
     return 1
 }
 
+# Until cuk has ended and its session closed (5 s at most); 0 if it did.
+wait_exit() {
+    local end=$((SECONDS + 5))
+    while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
+    ! tm has-session -t t 2>/dev/null
+}
+
 result() { # NAME CONDITION-STATUS WHY
     if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; echo "$(screen | tail -n 8)" | sed 's/^/   | /'; fi
 }
@@ -94,9 +101,7 @@ wait_for '^keep = 42$' 5 && wait_for '^  myvariable_long ' 5 && ! screen | grep 
 result term_workspace_intact_after_cancel $? "variables lost or C half-made"
 
 tm send-keys -t t C-d
-end=$((SECONDS + 5))
-while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
-! tm has-session -t t 2>/dev/null
+wait_exit
 result term_ctrl_d_exits $? "cuk still running after Ctrl-D"
 
 # History survives a restart.
@@ -155,9 +160,7 @@ send 'panel on'
 wait_for 'last commands' 5
 result term_panel_on $? "the panel did not come back"
 tm send-keys -t t C-d
-end=$((SECONDS + 5))
-while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
-! tm has-session -t t 2>/dev/null
+wait_exit
 result term_panel_ctrl_d_exits $? "cuk still running after Ctrl-D"
 
 sleep 0.3
