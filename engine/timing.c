@@ -145,8 +145,6 @@ int timing_end(int failed)
     return rc;
 }
 
-const timing_cmd *timing_current(void) { return active ? &cur : NULL; }
-
 const timing_cmd *timing_history(int i)
 {
     if (i < 0 || i >= hist_n)

@@ -59,9 +59,7 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
 /* Copies made to move a matrix to where a mode needs it. */
 void timing_moved(size_t h2d, size_t d2h);
 
-/* The record being filled (during a statement) and past records: 0 is the
- * newest finished one. NULL if there is none. */
-const timing_cmd *timing_current(void);
+/* Past records: 0 is the newest finished one. NULL if there is none. */
 const timing_cmd *timing_history(int i);
 
 /* Kernel time of the same op on the same shapes in mode cpu, if it ran;

@@ -57,8 +57,7 @@ int gpu_idle(void);
 /* Event timing of device work. A mark is recorded on the stream; the time
  * between two marks is known once gpu_sync has returned. */
 typedef struct gpu_mark gpu_mark;
-gpu_mark *gpu_mark_new(void);
-void gpu_mark_free(gpu_mark *m);
+gpu_mark *gpu_mark_new(void); /* kept for the session's life */
 int gpu_mark_record(gpu_mark *m);
 /* Milliseconds between two recorded marks, after a sync; < 0 if unknown. */
 double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to);
@@ -73,7 +72,6 @@ typedef struct {
     size_t static_smem;
     int blocks_per_sm;       /* occupancy API: achievable blocks per SM */
     int launches;            /* since start */
-    int max_threads_per_block;
 } gpu_kernel_row;
 
 /* Fill up to cap rows for mode (shared kernels included); returns the count. */

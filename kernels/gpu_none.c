@@ -46,7 +46,6 @@ int gpu_sync(void) { return 0; }   /* nothing was queued */
 int gpu_idle(void) { return 1; }
 
 gpu_mark *gpu_mark_new(void) { return NULL; }
-void gpu_mark_free(gpu_mark *m) {}
 int gpu_mark_record(gpu_mark *m) { return 0; }
 double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to) { return -1.0; }
 

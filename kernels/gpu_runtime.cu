@@ -273,7 +273,6 @@ static void describe(const launch_record *r, gpu_kernel_row *row)
     }
     row->regs = fa.numRegs;
     row->static_smem = fa.sharedSizeBytes;
-    row->max_threads_per_block = fa.maxThreadsPerBlock;
     int threads = (int)(r->block.x * r->block.y * r->block.z), blocks = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, r->func, threads, r->smem) != cudaSuccess) {
         cudaGetLastError();
@@ -420,15 +419,6 @@ extern "C" gpu_mark *gpu_mark_new(void)
         return NULL;
     }
     return m;
-}
-
-extern "C" void gpu_mark_free(gpu_mark *m)
-{
-    if (!m)
-        return;
-    if (cudaEventDestroy(m->ev) != cudaSuccess)
-        cudaGetLastError();
-    free(m);
 }
 
 extern "C" int gpu_mark_record(gpu_mark *m)
