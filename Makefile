@@ -53,6 +53,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. $(WARN) \
 LDLIBS   = -lm
 FEATURES =
 
+BASE_SRC   := $(wildcard base/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
 KERNEL_SRC := kernels/backends.c kernels/cpu.c kernels/blas.c
 REPL_SRC   := $(wildcard repl/*.c)
@@ -83,7 +84,7 @@ FEATURES += -DCUK_HAVE_NCURSES=1
 REPL_LIBS += -lncursesw
 endif
 
-CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(ENGINE_SRC) $(KERNEL_SRC)) \
+CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(BASE_SRC) $(ENGINE_SRC) $(KERNEL_SRC)) \
             $(patsubst %.cu,$(BUILD)/%.o,$(CU_SRC))
 REPL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(REPL_SRC))
 

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/fmt.h"
+#include "base/out.h"
 #include "engine/commands.h"
-#include "engine/error.h"
 #include "engine/eval.h"
-#include "engine/out.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
 
@@ -119,8 +120,8 @@ static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, d
         snprintf(df, sizeof df, "(reference)");
     else
         snprintf(df, sizeof df, "%.1e", diff);
-    out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", be->name, timing_fmt_ms(k, sizeof k, smp->kernel_ms),
-               timing_fmt_ms(w, sizeof w, smp->wall_ms), rate, up, df);
+    out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", be->name, fmt_ms(k, sizeof k, smp->kernel_ms),
+               fmt_ms(w, sizeof w, smp->wall_ms), rate, up, df);
 }
 
 int bench_command(cuk_session *s, const stmt *st)
@@ -190,8 +191,8 @@ int timeit_command(cuk_session *s, const stmt *st)
         char r[64];
         timing_rate(&rate, r, sizeof r);
         out_printf("%d run%s: median %s per run (kernels %s%s%s), best %s\n", n, n == 1 ? "" : "s",
-                   timing_fmt_ms(a, sizeof a, wmed), timing_fmt_ms(b, sizeof b, kmed), r[0] ? ", " : "", r,
-                   timing_fmt_ms(c, sizeof c, wt[0]));
+                   fmt_ms(a, sizeof a, wmed), fmt_ms(b, sizeof b, kmed), r[0] ? ", " : "", r,
+                   fmt_ms(c, sizeof c, wt[0]));
     }
     s->time_on = time_on;
     s->measuring = 0;

@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
+#include "base/fmt.h"
+#include "base/out.h"
 #include "engine/eval.h"
 #include "engine/fileio.h"
-#include "engine/out.h"
 #include "engine/pool.h"
 #include "engine/print.h"
 #include "kernels/gpu.h"
@@ -68,16 +69,16 @@ static void who_totals(size_t host, size_t dev, int n)
     pool_stats ps;
     size_t free_b = 0, total_b = 0;
     out_printf("  total: %d matri%s, %s on the host, %s on the device\n", n, n == 1 ? "x" : "ces",
-               cuk_fmt_bytes(a, sizeof a, (double)host), cuk_fmt_bytes(b, sizeof b, (double)dev));
+               fmt_bytes(a, sizeof a, (double)host), fmt_bytes(b, sizeof b, (double)dev));
     if (!gpu_usable(&why) || gpu_mem_info(&free_b, &total_b) != 0) {
         cuk_err_clear();
         return;
     }
     pool_get_stats(&ps);
-    out_printf("  device pool: %s held, %s in use, %llu device allocations;", cuk_fmt_bytes(a, sizeof a, (double)ps.held),
-               cuk_fmt_bytes(b, sizeof b, (double)ps.requested), ps.device_allocs);
-    out_printf(" device %s free of %s\n", cuk_fmt_bytes(a, sizeof a, (double)free_b),
-               cuk_fmt_bytes(c, sizeof c, (double)total_b));
+    out_printf("  device pool: %s held, %s in use, %llu device allocations;", fmt_bytes(a, sizeof a, (double)ps.held),
+               fmt_bytes(b, sizeof b, (double)ps.requested), ps.device_allocs);
+    out_printf(" device %s free of %s\n", fmt_bytes(a, sizeof a, (double)free_b),
+               fmt_bytes(c, sizeof c, (double)total_b));
 }
 
 static int cmd_who(cuk_session *s, const stmt *st)
@@ -93,7 +94,7 @@ static int cmd_who(cuk_session *s, const stmt *st)
         const cuk_matrix *m = s->ws.e[i].m;
         snprintf(shape, sizeof shape, "%dx%d", m->rows, m->cols);
         out_printf("  %-12s %-14s %10s  %s\n", s->ws.e[i].name, shape,
-                   cuk_fmt_bytes(bytes, sizeof bytes, (double)mat_bytes(m)), mat_where(m));
+                   fmt_bytes(bytes, sizeof bytes, (double)mat_bytes(m)), mat_where(m));
         host += mat_host_bytes(m);
         dev += mat_dev_bytes(m);
     }
@@ -169,10 +170,10 @@ static int cmd_info(cuk_session *s, const stmt *st)
     out_printf("device:   %s, compute capability %d.%d\n", d->name, d->cc_major, d->cc_minor);
     out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d->sms, d->fp32_lanes_per_sm,
                d->clock_ghz, d->peak_gflops / 1e3);
-    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", cuk_fmt_bytes(a, sizeof a, (double)d->mem_total),
-               cuk_fmt_bytes(b, sizeof b, (double)free_b), d->mem_bw_gbs, cuk_fmt_bytes(c, sizeof c, (double)d->l2_bytes));
+    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d->mem_total),
+               fmt_bytes(b, sizeof b, (double)free_b), d->mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d->l2_bytes));
     out_printf("SM:       %d threads, %s shared memory\n", d->max_threads_per_sm,
-               cuk_fmt_bytes(a, sizeof a, (double)d->smem_per_sm));
+               fmt_bytes(a, sizeof a, (double)d->smem_per_sm));
     out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d->driver_version / 1000, d->driver_version % 1000 / 10,
                d->runtime_version / 1000, d->runtime_version % 1000 / 10);
     info_host();
@@ -198,7 +199,7 @@ static int cmd_kernels(cuk_session *s, const stmt *st)
         const gpu_kernel_row *r = &rows[i];
         snprintf(grid, sizeof grid, "%ux%ux%u", r->grid[0], r->grid[1], r->grid[2]);
         snprintf(block, sizeof block, "%ux%ux%u", r->block[0], r->block[1], r->block[2]);
-        cuk_fmt_bytes(smem, sizeof smem, (double)(r->static_smem + r->dyn_smem));
+        fmt_bytes(smem, sizeof smem, (double)(r->static_smem + r->dyn_smem));
         out_printf("  %-26s %-14s %-10s %5d %9s %9d %8d\n", r->name, grid, block, r->regs, smem, r->blocks_per_sm,
                    r->launches);
     }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/fileio.h"
 #include "engine/ops.h"
 

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 typedef enum { FMT_NONE, FMT_NPY, FMT_CSV } file_format;
 

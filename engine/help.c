@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/out.h"
 #include "engine/commands.h"
-#include "engine/error.h"
 #include "engine/eval.h"
-#include "engine/out.h"
 
 static const char help_overview[] =
     "cuk: a matrix calculator whose matrices live on the GPU.\n"

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "engine/arena.h"
+#include "base/arena.h"
 
 typedef enum {
     TK_EOF, TK_NEWLINE, TK_NUMBER, TK_NAME, TK_STRING,

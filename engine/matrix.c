@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
+#include "base/fmt.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
@@ -32,7 +33,7 @@ int mat_check_shape(const char *what, double rows, double cols)
                        what, rows, cols);
     double bytes = rows * cols * (double)sizeof(float);
     if (rows > MAT_MAX_DIM || cols > MAT_MAX_DIM || bytes > (double)(SIZE_MAX / 4))
-        return cuk_err("%s: %gx%g is too large (%s)", what, rows, cols, cuk_fmt_bytes(sz, sizeof sz, bytes));
+        return cuk_err("%s: %gx%g is too large (%s)", what, rows, cols, fmt_bytes(sz, sizeof sz, bytes));
     return 0;
 }
 
@@ -61,8 +62,8 @@ static float *host_alloc(size_t bytes)
     if (!p) {
         if (!avail)
             avail = host_available();
-        cuk_err("out of host memory: needs %s, %s available", cuk_fmt_bytes(need, sizeof need, (double)bytes),
-                cuk_fmt_bytes(have, sizeof have, (double)avail));
+        cuk_err("out of host memory: needs %s, %s available", fmt_bytes(need, sizeof need, (double)bytes),
+                fmt_bytes(have, sizeof have, (double)avail));
         return NULL;
     }
     if (poison)

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
 

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 #define MAX_NEST 200
 

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
+#include "base/fmt.h"
 #include "kernels/gpu.h"
 
 #define SMALL_CLASSES 12 /* 512 B .. 1 MiB */
@@ -64,14 +65,14 @@ static int report_oom(size_t bytes)
 {
     char need[32], fr[32], tot[32];
     size_t free_b = 0, total_b = 0;
-    cuk_fmt_bytes(need, sizeof need, (double)bytes);
+    fmt_bytes(need, sizeof need, (double)bytes);
     if (P.src->mem_info(&free_b, &total_b) != 0) {
         cuk_err_clear();
         return cuk_err("out of device memory: needs %s", need);
     }
     return cuk_err("out of device memory: needs %s, %s free of %s", need,
-                   cuk_fmt_bytes(fr, sizeof fr, (double)free_b),
-                   cuk_fmt_bytes(tot, sizeof tot, (double)total_b));
+                   fmt_bytes(fr, sizeof fr, (double)free_b),
+                   fmt_bytes(tot, sizeof tot, (double)total_b));
 }
 
 /* Device memory from the source; on refusal, trim the cache and try once

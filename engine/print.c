@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
-#include "engine/out.h"
+#include "base/error.h"
+#include "base/fmt.h"
+#include "base/out.h"
 #include "engine/pool.h"
 #include "kernels/gpu.h"
 
@@ -191,12 +192,12 @@ void print_timing(const timing_cmd *c)
         if (cpu > 0 && o->ms > 0)
             snprintf(up, sizeof up, ", %.1fx the cpu", cpu / o->ms);
         timing_rate(o, rate, sizeof rate);
-        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, timing_fmt_ms(t, sizeof t, o->ms), rate, up);
+        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
     }
-    out_printf("  %s: kernels %s", c->mode, timing_fmt_ms(t, sizeof t, c->kernel_ms));
-    out_printf(", wall %s", timing_fmt_ms(t, sizeof t, c->wall_ms));
+    out_printf("  %s: kernels %s", c->mode, fmt_ms(t, sizeof t, c->kernel_ms));
+    out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
     if (c->h2d || c->d2h)
-        out_printf(", copied %s to device, %s to host", cuk_fmt_bytes(h2d, sizeof h2d, (double)c->h2d),
-                   cuk_fmt_bytes(d2h, sizeof d2h, (double)c->d2h));
+        out_printf(", copied %s to device, %s to host", fmt_bytes(h2d, sizeof h2d, (double)c->h2d),
+                   fmt_bytes(d2h, sizeof d2h, (double)c->d2h));
     out_printf("\n");
 }

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/out.h"
 #include "engine/commands.h"
-#include "engine/error.h"
 #include "engine/eval.h"
-#include "engine/out.h"
 #include "engine/parse.h"
 #include "engine/print.h"
 #include "engine/timing.h"

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/error.h"
+#include "base/error.h"
+#include "base/fmt.h"
 
 #define CPU_REFS 64
 
@@ -162,31 +163,6 @@ double timing_cpu_ms(const char *op, const char *shapes)
     return -1;
 }
 
-const char *timing_fmt_ms(char *buf, size_t cap, double ms)
-{
-    if (ms < 0)
-        snprintf(buf, cap, "-");
-    else if (ms < 1)
-        snprintf(buf, cap, "%.1f µs", ms * 1e3);
-    else if (ms < 1000)
-        snprintf(buf, cap, "%.*f ms", ms < 10 ? 3 : ms < 100 ? 2 : 1, ms);
-    else
-        snprintf(buf, cap, "%.2f s", ms / 1e3);
-    return buf;
-}
-
-static const char *scaled(char *buf, size_t cap, double per_s, const char *unit)
-{
-    static const char *pre[] = {"", "K", "M", "G", "T", "P"};
-    int p = 0;
-    while (per_s >= 1000 && p < 5) {
-        per_s /= 1000;
-        p++;
-    }
-    snprintf(buf, cap, "%.*f %s%s/s", per_s < 10 ? 2 : per_s < 100 ? 1 : 0, per_s, pre[p], unit);
-    return buf;
-}
-
 const char *timing_rate(const timing_op *op, char *buf, size_t cap)
 {
     char r[32];
@@ -197,7 +173,7 @@ const char *timing_rate(const timing_op *op, char *buf, size_t cap)
         return buf;
     double per_s = (compute ? op->flops : op->bytes) / (op->ms * 1e-3);
     double peak = !dev ? 0 : compute ? dev->peak_gflops * 1e9 : dev->mem_bw_gbs * 1e9;
-    scaled(r, sizeof r, per_s, compute ? "FLOP" : "B");
+    fmt_rate(r, sizeof r, per_s, compute ? "FLOP" : "B");
     if (peak > 0)
         snprintf(buf, cap, "%s (%.1f%% of peak)", r, 100 * per_s / peak);
     else

@@ -66,9 +66,6 @@ const timing_cmd *timing_history(int i);
  * < 0 otherwise. This is the "speedup over the CPU" reference. */
 double timing_cpu_ms(const char *op, const char *shapes);
 
-/* A duration for people: "85.7 µs", "3.160 ms", "1.05 s"; "-" if unknown. */
-const char *timing_fmt_ms(char *buf, size_t cap, double ms);
-
 /* Monotonic clock in milliseconds. */
 double timing_now_ms(void);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 /* Index of name, or -(insertion point) - 1. */
 static int ws_find(const workspace *ws, const char *name)

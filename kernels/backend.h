@@ -5,7 +5,7 @@
  * Buffers are row-major float32 and live where the backend says (host memory
  * for cpu/blas, device memory for the GPU modes); the engine moves matrices
  * there before calling. Every op returns 0, or -1 with the error set
- * (engine/error.h). Device ops are asynchronous on the engine's stream. */
+ * (base/error.h). Device ops are asynchronous on the engine's stream. */
 #ifndef CUK_BACKEND_H
 #define CUK_BACKEND_H
 

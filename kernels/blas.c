@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "kernels/cpu.h"
 
 #ifdef CUK_HAVE_BLAS

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "kernels/elementwise.h"
 #include "kernels/philox.h"
 

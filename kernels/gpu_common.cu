@@ -1,9 +1,8 @@
 /* gpu_common.cu - the kernels every GPU mode shares because they make no
  * lecture point: elementwise and unary ops, fill, eye, and 2-D block copies.
  * All are memory-bound grid-stride loops with 64-bit indices. */
-#include "kernels/gpu_internal.h"
-
 #include "kernels/elementwise.h"
+#include "kernels/gpu_internal.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * saying why it is unavailable. */
 #include <stddef.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "kernels/backend.h"
 #include "kernels/gpu.h"
 

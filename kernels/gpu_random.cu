@@ -2,7 +2,6 @@
  * kernels/philox.h, bit for bit the host's numbers. Built with -fmad=false
  * (Makefile): a fused multiply-add would round differently from the host. */
 #include "kernels/gpu_internal.h"
-
 #include "kernels/philox.h"
 
 /* One thread per Philox block: element i is value i%4 of block i/4, so out

@@ -1,13 +1,12 @@
 /* gpu_runtime.cu - the engine's view of the CUDA device (kernels/gpu.h):
  * discovery, memory, copies, the stream, event marks, and the record of every
  * kernel launch; plus the error and launch helpers of gpu_internal.h. */
+#include "base/error.h"
 #include "kernels/gpu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "engine/error.h"
 
 /* --- device state --------------------------------------------------------- */
 

@@ -2,9 +2,8 @@
  * block staging its data in shared memory so that global memory is read once
  * per tile instead of once per use. Every edge is handled: no size needs to be
  * a multiple of a tile. */
-#include "kernels/gpu_internal.h"
-
 #include "kernels/elementwise.h"
+#include "kernels/gpu_internal.h"
 
 #include <math.h>
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/error.h"
-#include "engine/out.h"
+#include "base/error.h"
+#include "base/out.h"
 #include "engine/session.h"
 #include "repl/repl.h"
 

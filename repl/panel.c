@@ -8,7 +8,7 @@
 
 #include "repl/panel.h"
 
-#include "engine/error.h"
+#include "base/error.h"
 
 #if defined(CUK_HAVE_NCURSES) && defined(CUK_HAVE_READLINE)
 #include <ncurses.h>
@@ -22,7 +22,8 @@
 
 #include <readline/readline.h>
 
-#include "engine/out.h"
+#include "base/fmt.h"
+#include "base/out.h"
 #include "engine/pool.h"
 #include "engine/print.h"
 #include "engine/timing.h"
@@ -157,7 +158,7 @@ static void draw_memory(int row, int w)
     size_t free_b = 0, total = 0;
     pool_stats ps;
     const char *why;
-    cuk_fmt_bytes(h, sizeof h, (double)mat_host_total());
+    fmt_bytes(h, sizeof h, (double)mat_host_total());
     int usable = gpu_usable(&why);
     if (usable && gpu_mem_info(&free_b, &total) != 0) {
         why = "its memory cannot be read";
@@ -177,8 +178,8 @@ static void draw_memory(int row, int w)
     }
     bar[n] = '\0';
     put_row(row, 0, " device [%s] matrices %s, pool %s, free %s of %s | host %s", bar,
-              cuk_fmt_bytes(a, sizeof a, (double)ps.requested), cuk_fmt_bytes(b, sizeof b, (double)ps.held),
-              cuk_fmt_bytes(c, sizeof c, (double)free_b), cuk_fmt_bytes(t, sizeof t, (double)total), h);
+              fmt_bytes(a, sizeof a, (double)ps.requested), fmt_bytes(b, sizeof b, (double)ps.held),
+              fmt_bytes(c, sizeof c, (double)free_b), fmt_bytes(t, sizeof t, (double)total), h);
 }
 
 /* The op that took longest stands for the command. */
@@ -203,10 +204,10 @@ static void draw_command(int row, int w, const timing_cmd *c)
         if (cpu > 0 && op->ms > 0)
             snprintf(up, sizeof up, "%.1fx", cpu / op->ms);
     }
-    cuk_fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
+    fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
     int tw = w - 72 > 12 ? w - 72 : 12;
     put_row(row, 0, "  %-*.*s %-6s %10s  %-30.30s %7s %9s", tw, tw, c->text, c->mode ? c->mode : "",
-              timing_fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
+              fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
 }
 
 /* name shape size where, as many as fit in `rows` rows */
@@ -219,7 +220,7 @@ static void draw_workspace(int row, int rows, int w)
     for (int i = 0; i < P.s->ws.n && r < rows; i++) {
         const cuk_matrix *m = P.s->ws.e[i].m;
         snprintf(item, sizeof item, " %s %dx%d %s %s ", P.s->ws.e[i].name, m->rows, m->cols,
-                 cuk_fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), mat_where(m));
+                 fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), mat_where(m));
         int len = (int)strlen(item);
         if (x + len > w && x > 12) {
             if (++r == rows)

@@ -14,8 +14,8 @@
 #include <sys/select.h>
 #include <unistd.h>
 
-#include "engine/error.h"
-#include "engine/out.h"
+#include "base/error.h"
+#include "base/out.h"
 #include "engine/print.h"
 #include "repl/panel.h"
 

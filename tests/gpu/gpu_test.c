@@ -8,7 +8,7 @@
  *   gpu_test --quick       without the 1037 and 2048 shapes
  *   gpu_test --sanitizer   without the out-of-memory case, whose failing
  *                          cudaMalloc compute-sanitizer would count as an error */
-#include "engine/out.h"
+#include "base/out.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/out.h"
+#include "base/out.h"
 #include "engine/session.h"
 #include "tests/check.h"
 

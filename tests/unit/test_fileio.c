@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/fileio.h"
 #include "engine/matrix.h"
 #include "tests/check.h"

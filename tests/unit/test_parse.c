@@ -3,7 +3,7 @@
  * position of every syntax error. */
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/parse.h"
 #include "tests/check.h"
 

@@ -3,7 +3,7 @@
  * the out-of-memory message, poisoning. */
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/pool.h"
 #include "tests/check.h"
 

@@ -1,10 +1,10 @@
 /* arena.c - the bump allocator behind parsing (see arena.h). */
-#include "engine/arena.h"
+#include "base/arena.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 struct arena_chunk {
     arena_chunk *next;

@@ -1,5 +1,5 @@
 /* error.c - the engine's error slot and interrupt flag (see error.h). */
-#include "engine/error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,19 +89,4 @@ int cuk_check_interrupt(void)
 {
     cuk_progress();
     return cuk_interrupted ? cuk_err_cancel() : 0;
-}
-
-const char *cuk_fmt_bytes(char *buf, size_t cap, double bytes)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 6) {
-        bytes /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, cap, "%.0f B", bytes);
-    else
-        snprintf(buf, cap, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, unit[u]);
-    return buf;
 }

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 typedef enum { OUT_NORMAL, OUT_ERROR } out_channel;
 

@@ -62,9 +62,6 @@ void cuk_set_progress(void (*fn)(void));
 /* Give the hook its turn if 100 ms have passed; 0 if there is no hook. */
 int cuk_progress(void);
 
-/* Human-readable byte count ("4.17 MiB") into buf. */
-const char *cuk_fmt_bytes(char *buf, size_t cap, double bytes);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /* out.c - the output sink (see out.h). */
-#include "engine/out.h"
+#include "base/out.h"
 
 #include <stdarg.h>
 #include <stdio.h>

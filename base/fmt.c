@@ -1,0 +1,50 @@
+/* fmt.c - numbers for people (see fmt.h). */
+#include "base/fmt.h"
+
+#include <stdio.h>
+
+const char *fmt_bytes(char *buf, size_t cap, double bytes)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%.0f B", bytes);
+    else
+        snprintf(buf, cap, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, unit[u]);
+    return buf;
+}
+
+const char *fmt_ms(char *buf, size_t cap, double ms)
+{
+    if (ms < 0)
+        snprintf(buf, cap, "-");
+    else if (ms < 1)
+        snprintf(buf, cap, "%.1f µs", ms * 1e3);
+    else if (ms < 1000)
+        snprintf(buf, cap, "%.*f ms", ms < 10 ? 3 : ms < 100 ? 2 : 1, ms);
+    else
+        snprintf(buf, cap, "%.2f s", ms / 1e3);
+    return buf;
+}
+
+const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit)
+{
+    static const char *pre[] = {"", "K", "M", "G", "T", "P"};
+    int p = 0;
+    while (per_s >= 1000 && p < 5) {
+        per_s /= 1000;
+        p++;
+    }
+    snprintf(buf, cap, "%.*f %s%s/s", per_s < 10 ? 2 : per_s < 100 ? 1 : 0, per_s, pre[p], unit);
+    return buf;
+}
+
+const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols)
+{
+    snprintf(buf, cap, "%lldx%lld", rows, cols);
+    return buf;
+}
