@@ -55,7 +55,7 @@ FEATURES =
 
 BASE_SRC   := $(wildcard base/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
-KERNEL_SRC := kernels/backends.c kernels/cpu.c kernels/blas.c
+KERNEL_SRC := $(filter-out kernels/gpu_none.c,$(wildcard kernels/*.c))
 REPL_SRC   := $(wildcard repl/*.c)
 CU_SRC     :=
 

@@ -67,9 +67,16 @@ void cuk_err_clear(void)
     err_slot.msg[0] = '\0';
 }
 
-static void (*progress_fn)(void);
+static int (*progress_fn)(void *);
+static void *progress_ud;
+static int progress_shown;
 
-void cuk_set_progress(void (*fn)(void)) { progress_fn = fn; }
+void cuk_set_progress(int (*fn)(void *ud), void *ud)
+{
+    progress_fn = fn;
+    progress_ud = ud;
+    progress_shown = fn != NULL;
+}
 
 int cuk_progress(void)
 {
@@ -80,9 +87,9 @@ int cuk_progress(void)
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >= 100) {
         last = now;
-        progress_fn();
+        progress_shown = progress_fn(progress_ud);
     }
-    return 1;
+    return progress_shown;
 }
 
 int cuk_check_interrupt(void)

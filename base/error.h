@@ -56,10 +56,12 @@ extern volatile sig_atomic_t cuk_interrupted;
  * it between rows or chunks; it also gives the progress hook its turn. */
 int cuk_check_interrupt(void);
 
-/* A function the REPL sets while its panel is up: called from long loops
- * (at most every 100 ms) so the panel can show the elapsed time. */
-void cuk_set_progress(void (*fn)(void));
-/* Give the hook its turn if 100 ms have passed; 0 if there is no hook. */
+/* The front end's progress hook: called from long loops (at most every
+ * 100 ms) with ud, so a panel can show the elapsed time; it returns 1 while
+ * it shows progress, 0 when nothing is watching. */
+void cuk_set_progress(int (*fn)(void *ud), void *ud);
+/* Give the hook its turn if 100 ms have passed. 1 if progress is being
+ * shown (a caller waiting for the device then polls instead of blocking). */
 int cuk_progress(void);
 
 #ifdef __cplusplus

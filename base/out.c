@@ -5,18 +5,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void std_write(void *ud, out_channel ch, const char *s, size_t n)
+void out_std_write(out_channel ch, const char *s, size_t n)
 {
     if (ch == OUT_ERROR)
         fflush(stdout); /* keep the two streams in order on a terminal */
     fwrite(s, 1, n, ch == OUT_ERROR ? stderr : stdout);
 }
 
-static void std_flush(void *ud)
+void out_std_flush(void)
 {
     fflush(stdout);
     fflush(stderr);
 }
+
+static void std_write(void *ud, out_channel ch, const char *s, size_t n) { out_std_write(ch, s, n); }
+
+static void std_flush(void *ud) { out_std_flush(); }
 
 static const out_sink std_sink = {std_write, std_flush, NULL};
 static const out_sink *sink = &std_sink;

@@ -24,4 +24,9 @@ void out_errorf(const char *fmt, ...) CUK_PRINTF(1, 2);
 void out_write(out_channel ch, const char *s, size_t n);
 void out_flush(void);
 
+/* The plain sink (stdout, stderr), for a front end that switches between it
+ * and a screen of its own. */
+void out_std_write(out_channel ch, const char *s, size_t n);
+void out_std_flush(void);
+
 #endif

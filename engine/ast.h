@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "engine/cmdlist.h"
 #include "engine/lex.h"
 
 typedef enum {
@@ -31,12 +32,6 @@ typedef struct ast {
     int nkid;
 } ast;
 
-/* The commands: the first word of a statement, unless followed by '='. */
-typedef enum {
-    CMD_MODE, CMD_MODES, CMD_WHO, CMD_CLEAR, CMD_SEED, CMD_BENCH, CMD_TIMEIT,
-    CMD_INFO, CMD_KERNELS, CMD_PANEL, CMD_TIME, CMD_SAVE, CMD_RUN, CMD_HELP,
-    CMD_FORMAT, CMD_QUIT, CMD_COUNT
-} cmd_id;
 
 typedef enum { STMT_EXPR, STMT_ASSIGN, STMT_CMD } stmt_kind;
 
@@ -47,7 +42,7 @@ typedef struct stmt {
     const char *name;       /* STMT_ASSIGN: the target */
     size_t name_pos;
     ast *expr;              /* STMT_EXPR / STMT_ASSIGN; CMD_BENCH's expression; CMD_SEED's value */
-    cmd_id cmd;
+    cmd_id cmd;             /* STMT_CMD: the first word of a statement, unless followed by '=' */
     size_t cmd_pos;
     ast **arg;              /* command words (AST_NAME / AST_STRING / AST_NUMBER) */
     int narg;
@@ -58,9 +53,5 @@ typedef struct {
     stmt **stmt;
     int n;
 } program;
-
-/* Command table lookups for the parser, completion and help. */
-const char *cmd_name(cmd_id id);
-int cmd_lookup(const char *word); /* cmd_id, or -1 */
 
 #endif

@@ -13,7 +13,7 @@
 #include "engine/commands.h"
 #include "engine/eval.h"
 #include "engine/timing.h"
-#include "kernels/gpu.h"
+#include "kernels/backend.h"
 
 #define BENCH_TARGET_MS 300.0
 #define BENCH_MAX_RUNS 200
@@ -49,7 +49,7 @@ static int runs_for(double first_ms, int max_runs)
 /* Evaluate e once inside a timing record; the result, or NULL. */
 static cuk_matrix *timed_eval(cuk_session *s, const stmt *st, const ast *e)
 {
-    timing_begin(s->src->text + st->start, st->end - st->start, s->mode->name);
+    timing_begin(s->src->text + st->start, st->end - st->start, s->mode);
     cuk_matrix *m = eval_expr(s, e);
     if (timing_end(m == NULL) != 0 && m) {
         mat_unref(m);
@@ -112,7 +112,7 @@ static double rel_diff(cuk_matrix *x, cuk_matrix *ref)
 static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, double diff, int is_ref)
 {
     char k[32], w[32], rate[64] = "", up[16] = "", df[32];
-    timing_op op = {.flops = smp->flops, .bytes = smp->bytes, .ms = smp->kernel_ms, .on_device = be->on_device};
+    timing_op op = {.flops = smp->flops, .bytes = smp->bytes, .ms = smp->kernel_ms, .on_device = mode_on_device(be)};
     timing_rate(&op, rate, sizeof rate);
     if (cpu_ms > 0 && smp->kernel_ms > 0)
         snprintf(up, sizeof up, "%.1fx", cpu_ms / smp->kernel_ms);
@@ -124,26 +124,28 @@ static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, d
                fmt_ms(w, sizeof w, smp->wall_ms), rate, up, df);
 }
 
-int bench_command(cuk_session *s, const stmt *st)
+/* The "vs cpu" column compares medians taken in this same bench, not the
+ * per-command records timing_speedup reads. */
+int cmd_bench(cuk_session *s, const stmt *st)
 {
     const cuk_backend *saved = s->mode;
     timing_kernel_events(1);
     cuk_matrix *ref = NULL;
     double cpu_ms = -1;
     int rc = 0, header = 0;
-    for (int i = 0; i < cuk_nbackends && rc == 0; i++) {
-        const cuk_backend *be = cuk_backends[i];
+    for (int i = 0; i < MODE_COUNT && rc == 0; i++) {
+        const cuk_backend *be = mode_get(i);
         const char *why;
         sample smp = {0};
         cuk_matrix *m = NULL;
-        if (!be->available(&why))
+        if (!mode_available(be, &why))
             continue;
         s->mode = be;
         if ((rc = bench_mode(s, st, &smp, &m)) != 0)
             break;
         if (!header++)
             out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", "mode", "kernel", "wall", "rate", "vs cpu", "rel. diff");
-        if (!strcmp(be->name, "cpu"))
+        if (be->reference)
             cpu_ms = smp.kernel_ms;
         bench_row(be, &smp, cpu_ms, ref ? rel_diff(m, ref) : 0, !ref);
         out_flush();
@@ -157,7 +159,7 @@ int bench_command(cuk_session *s, const stmt *st)
     return rc;
 }
 
-int timeit_command(cuk_session *s, const stmt *st)
+int cmd_timeit(cuk_session *s, const stmt *st)
 {
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
@@ -172,14 +174,15 @@ int timeit_command(cuk_session *s, const stmt *st)
     int time_on = s->time_on, rc, n = 0;
     s->time_on = 0; /* one report at the end, not one per run */
     s->measuring = 1;
-    if ((rc = session_exec(s, &quiet)) == 0) { /* warm-up */
+    timing_kernel_events(1);
+    if ((rc = eval_stmt(s, &quiet)) == 0) { /* warm-up */
         n = count > 0 ? (int)count : runs_for(timing_history(0)->wall_ms, TIMEIT_MAX_RUNS);
         wt = malloc((size_t)n * sizeof *wt);
         kt = malloc((size_t)n * sizeof *kt);
         rc = wt && kt ? 0 : cuk_err("out of host memory");
     }
     for (int i = 0; i < n && rc == 0; i++) {
-        if ((rc = session_exec(s, &quiet)) != 0)
+        if ((rc = eval_stmt(s, &quiet)) != 0)
             break;
         wt[i] = timing_history(0)->wall_ms;
         kt[i] = timing_history(0)->kernel_ms;
@@ -187,7 +190,7 @@ int timeit_command(cuk_session *s, const stmt *st)
     if (rc == 0) {
         const timing_cmd *last = timing_history(0);
         double kmed = median(kt, n), wmed = median(wt, n);
-        timing_op rate = {.flops = last->flops, .bytes = last->bytes, .ms = kmed, .on_device = s->mode->on_device};
+        timing_op rate = {.flops = last->flops, .bytes = last->bytes, .ms = kmed, .on_device = mode_on_device(s->mode)};
         char r[64];
         timing_rate(&rate, r, sizeof r);
         out_printf("%d run%s: median %s per run (kernels %s%s%s), best %s\n", n, n == 1 ? "" : "s",

@@ -1,5 +1,5 @@
-/* commands.c - the command table and the handlers of the simple commands
- * (bench/timeit live in bench.c, help in help.c). */
+/* commands.c - the handlers of the simple commands (cmdlist.h has the
+ * list; bench/timeit live in bench.c, help in help.c, run in run.c). */
 #include "engine/commands.h"
 
 #include <math.h>
@@ -13,16 +13,8 @@
 #include "engine/fileio.h"
 #include "engine/pool.h"
 #include "engine/print.h"
+#include "engine/snapshot.h"
 #include "kernels/gpu.h"
-
-typedef int (*cmd_fn)(cuk_session *s, const stmt *st);
-
-typedef struct {
-    const char *name;
-    cmd_fn fn;
-    const char *usage;
-    const char *summary;
-} command;
 
 static const char *arg_text(const stmt *st, int i) { return i < st->narg ? st->arg[i]->text : NULL; }
 
@@ -37,7 +29,7 @@ static int on_off(const stmt *st, const char *what, int *out)
     return cuk_err_at(st->arg[0]->pos, "%s: expected on or off, got '%s'", what, w ? w : "");
 }
 
-static int cmd_mode(cuk_session *s, const stmt *st)
+int cmd_mode(cuk_session *s, const stmt *st)
 {
     if (st->narg == 0) {
         out_printf("mode %s: %s\n", s->mode->name, s->mode->summary);
@@ -50,13 +42,13 @@ static int cmd_mode(cuk_session *s, const stmt *st)
     return 0;
 }
 
-static int cmd_modes(cuk_session *s, const stmt *st)
+int cmd_modes(cuk_session *s, const stmt *st)
 {
-    for (int i = 0; i < cuk_nbackends; i++) {
-        const cuk_backend *be = cuk_backends[i];
+    for (int i = 0; i < MODE_COUNT; i++) {
+        const cuk_backend *be = mode_get(i);
         const char *why = NULL;
-        int ok = be->available(&why);
-        out_printf("%c %-7s %-4s  %s%s\n", be == s->mode ? '*' : ' ', be->name, be->on_device ? "GPU" : "host",
+        int ok = mode_available(be, &why);
+        out_printf("%c %-7s %-4s  %s%s\n", be == s->mode ? '*' : ' ', be->name, mode_on_device(be) ? "GPU" : "host",
                    ok ? be->summary : "unavailable: ", ok ? "" : why);
     }
     return 0;
@@ -65,23 +57,19 @@ static int cmd_modes(cuk_session *s, const stmt *st)
 static void who_totals(size_t host, size_t dev, int n)
 {
     char a[32], b[32], c[32];
-    const char *why;
-    pool_stats ps;
-    size_t free_b = 0, total_b = 0;
+    snap_memory mem;
     out_printf("  total: %d matri%s, %s on the host, %s on the device\n", n, n == 1 ? "x" : "ces",
                fmt_bytes(a, sizeof a, (double)host), fmt_bytes(b, sizeof b, (double)dev));
-    if (!gpu_usable(&why) || gpu_mem_info(&free_b, &total_b) != 0) {
-        cuk_err_clear();
+    snap_memory_get(&mem);
+    if (!mem.device)
         return;
-    }
-    pool_get_stats(&ps);
-    out_printf("  device pool: %s held, %s in use, %llu device allocations;", fmt_bytes(a, sizeof a, (double)ps.held),
-               fmt_bytes(b, sizeof b, (double)ps.requested), ps.device_allocs);
-    out_printf(" device %s free of %s\n", fmt_bytes(a, sizeof a, (double)free_b),
-               fmt_bytes(c, sizeof c, (double)total_b));
+    out_printf("  device pool: %s held, %s in use, %llu device allocations;", fmt_bytes(a, sizeof a, (double)mem.pool_held),
+               fmt_bytes(b, sizeof b, (double)mem.pool_in_use), mem.device_allocs);
+    out_printf(" device %s free of %s\n", fmt_bytes(a, sizeof a, (double)mem.dev_free),
+               fmt_bytes(c, sizeof c, (double)mem.dev_total));
 }
 
-static int cmd_who(cuk_session *s, const stmt *st)
+int cmd_who(cuk_session *s, const stmt *st)
 {
     char shape[32], bytes[32];
     size_t host = 0, dev = 0;
@@ -102,7 +90,7 @@ static int cmd_who(cuk_session *s, const stmt *st)
     return 0;
 }
 
-static int cmd_clear(cuk_session *s, const stmt *st)
+int cmd_clear(cuk_session *s, const stmt *st)
 {
     if (st->narg == 0) {
         ws_clear(&s->ws);
@@ -119,7 +107,7 @@ static int cmd_clear(cuk_session *s, const stmt *st)
 
 /* seed N: a literal keeps all its digits (up to 2^53); anything else is
  * evaluated, as a float32 1x1. */
-static int cmd_seed(cuk_session *s, const stmt *st)
+int cmd_seed(cuk_session *s, const stmt *st)
 {
     double v = st->expr->num;
     if (st->expr->kind != AST_NUMBER) {
@@ -151,44 +139,43 @@ static void info_host(void)
     }
     if (f)
         fclose(f);
-    out_printf("host:     %s, %d logical cores; blas mode uses %s\n", model, cores, cuk_blas_name());
+    out_printf("host:     %s, %d logical cores; blas mode uses %s\n", model, cores, blas_describe());
 }
 
-static int cmd_info(cuk_session *s, const stmt *st)
+int cmd_info(cuk_session *s, const stmt *st)
 {
-    const char *why = NULL;
     char a[32], b[32], c[32];
-    size_t free_b = 0, total_b = 0;
-    if (!gpu_usable(&why)) {
-        out_printf("device:   none (%s)\n", why);
+    snap_device d;
+    snap_memory mem;
+    snap_device_get(&d);
+    if (!d.usable) {
+        out_printf("device:   none (%s)\n", d.why);
         info_host();
         return 0;
     }
-    const gpu_info *d = gpu_device();
-    if (gpu_mem_info(&free_b, &total_b) != 0)
-        return -1;
-    out_printf("device:   %s, compute capability %d.%d\n", d->name, d->cc_major, d->cc_minor);
-    out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d->sms, d->fp32_lanes_per_sm,
-               d->clock_ghz, d->peak_gflops / 1e3);
-    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d->mem_total),
-               fmt_bytes(b, sizeof b, (double)free_b), d->mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d->l2_bytes));
-    out_printf("SM:       %d threads, %s shared memory\n", d->max_threads_per_sm,
-               fmt_bytes(a, sizeof a, (double)d->smem_per_sm));
-    out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d->driver_version / 1000, d->driver_version % 1000 / 10,
-               d->runtime_version / 1000, d->runtime_version % 1000 / 10);
+    snap_memory_get(&mem);
+    out_printf("device:   %s, compute capability %d.%d\n", d.name, d.cc_major, d.cc_minor);
+    out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d.sms, d.fp32_lanes_per_sm,
+               d.clock_ghz, d.peak_gflops / 1e3);
+    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d.mem_total),
+               fmt_bytes(b, sizeof b, (double)mem.dev_free), d.mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d.l2_bytes));
+    out_printf("SM:       %d threads, %s shared memory\n", d.max_threads_per_sm,
+               fmt_bytes(a, sizeof a, (double)d.smem_per_sm));
+    out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d.driver_version / 1000, d.driver_version % 1000 / 10,
+               d.runtime_version / 1000, d.runtime_version % 1000 / 10);
     info_host();
     return 0;
 }
 
-static int cmd_kernels(cuk_session *s, const stmt *st)
+int cmd_kernels(cuk_session *s, const stmt *st)
 {
     gpu_kernel_row rows[32];
     char grid[40], block[40], smem[32];
-    if (!s->mode->on_device) {
+    if (!mode_on_device(s->mode)) {
         out_printf("mode %s runs on the host: it launches no GPU kernels\n", s->mode->name);
         return 0;
     }
-    int n = gpu_kernel_rows(s->mode->name, rows, 32);
+    int n = gpu_kernel_rows(s->mode, rows, 32);
     if (n == 0) {
         out_printf("mode %s has launched no kernels yet\n", s->mode->name);
         return 0;
@@ -206,19 +193,19 @@ static int cmd_kernels(cuk_session *s, const stmt *st)
     return 0;
 }
 
-static int cmd_panel(cuk_session *s, const stmt *st)
+int cmd_panel(cuk_session *s, const stmt *st)
 {
     int on = 0;
     if (on_off(st, "panel", &on) != 0)
         return -1;
-    if (!s->panel_hook)
+    if (!s->fe || !s->fe->panel)
         return cuk_err_at(st->cmd_pos, "panel: needs an interactive terminal and a build with ncurses");
-    return s->panel_hook(s, on);
+    return s->fe->panel(s->fe->ud, on);
 }
 
-static int cmd_time(cuk_session *s, const stmt *st) { return on_off(st, "time", &s->time_on); }
+int cmd_time(cuk_session *s, const stmt *st) { return on_off(st, "time", &s->time_on); }
 
-static int cmd_format(cuk_session *s, const stmt *st)
+int cmd_format(cuk_session *s, const stmt *st)
 {
     const char *w = arg_text(st, 0);
     if (strcmp(w, "short") && strcmp(w, "long"))
@@ -227,7 +214,7 @@ static int cmd_format(cuk_session *s, const stmt *st)
     return 0;
 }
 
-static int cmd_save(cuk_session *s, const stmt *st)
+int cmd_save(cuk_session *s, const stmt *st)
 {
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)
@@ -239,61 +226,8 @@ static int cmd_save(cuk_session *s, const stmt *st)
     return 0;
 }
 
-static int cmd_run(cuk_session *s, const stmt *st)
-{
-    if (s->run_depth >= 16)
-        return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
-    s->run_depth++;
-    s->run_pos = st->start;
-    run_status r = session_run_file(s, arg_text(st, 0));
-    s->run_depth--;
-    if (r == RUN_ERROR || r == RUN_FATAL) {
-        cuk_err_locate(st->arg[0]->pos); /* a file that could not be read; else already reported */
-        return -1;
-    }
-    return 0;
-}
-
-static int cmd_help(cuk_session *s, const stmt *st) { return help_command(s, arg_text(st, 0)); }
-
-static int cmd_quit(cuk_session *s, const stmt *st)
+int cmd_quit(cuk_session *s, const stmt *st)
 {
     s->quit = 1;
     return 0;
 }
-
-/* Indexed by cmd_id (ast.h). */
-static const command commands[CMD_COUNT] = {
-    [CMD_MODE] = {"mode", cmd_mode, "mode [name]", "show or select the mode (the kernel that does the work)"},
-    [CMD_MODES] = {"modes", cmd_modes, "modes", "list the modes and whether each is available"},
-    [CMD_WHO] = {"who", cmd_who, "who", "list variables: shape, size, where they live; memory totals"},
-    [CMD_CLEAR] = {"clear", cmd_clear, "clear [names]", "delete some or all variables"},
-    [CMD_SEED] = {"seed", cmd_seed, "seed N", "make rand/randn reproducible (the same in every mode)"},
-    [CMD_BENCH] = {"bench", bench_command, "bench EXPR", "time EXPR in every available mode and compare"},
-    [CMD_TIMEIT] = {"timeit", timeit_command, "timeit [N] STMT", "run STMT N times and report the median"},
-    [CMD_INFO] = {"info", cmd_info, "info", "the device and host: peak FLOP/s, bandwidth, memory"},
-    [CMD_KERNELS] = {"kernels", cmd_kernels, "kernels", "the current mode's kernels: grid, block, registers, occupancy"},
-    [CMD_PANEL] = {"panel", cmd_panel, "panel on|off", "show or hide the live panel"},
-    [CMD_TIME] = {"time", cmd_time, "time on|off", "print what each command cost"},
-    [CMD_SAVE] = {"save", cmd_save, "save NAME \"file\"", "write a variable to .npy or .csv"},
-    [CMD_RUN] = {"run", cmd_run, "run \"file.cuk\"", "run a script in this session"},
-    [CMD_HELP] = {"help", cmd_help, "help [topic]", "this help; topics: language, functions, commands, modes, ..."},
-    [CMD_FORMAT] = {"format", cmd_format, "format short|long", "digits shown: short (5) or long (8)"},
-    [CMD_QUIT] = {"quit", cmd_quit, "quit, exit", "leave cuk (Ctrl-D too)"},
-};
-
-const char *cmd_name(cmd_id id) { return id < CMD_COUNT ? commands[id].name : NULL; }
-const char *cmd_usage(cmd_id id) { return commands[id].usage; }
-const char *cmd_summary(cmd_id id) { return commands[id].summary; }
-
-int cmd_lookup(const char *word)
-{
-    if (!strcmp(word, "exit"))
-        return CMD_QUIT;
-    for (int i = 0; i < CMD_COUNT; i++)
-        if (!strcmp(commands[i].name, word))
-            return i;
-    return -1;
-}
-
-int commands_run(cuk_session *s, const stmt *st) { return commands[st->cmd].fn(s, st); }

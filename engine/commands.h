@@ -1,22 +1,15 @@
-/* commands.h - the commands (`mode`, `who`, `save`, ...): statements that
- * start with a command word, one handler each, found through one table. */
+/* commands.h - the handlers of the commands in cmdlist.h, one per row,
+ * named cmd_WORD: most in commands.c; bench and timeit in bench.c, help in
+ * help.c, run in run.c. Each runs a STMT_CMD statement: 0, or -1 with the
+ * error set. */
 #ifndef CUK_COMMANDS_H
 #define CUK_COMMANDS_H
 
+#include "engine/ast.h"
 #include "engine/session.h"
 
-/* Run a STMT_CMD statement: 0, or -1 with the error set. */
-int commands_run(cuk_session *s, const stmt *st);
-
-/* "mode [name]" and a one-line description, for help. */
-const char *cmd_usage(cmd_id id);
-const char *cmd_summary(cmd_id id);
-
-/* bench.c: `bench EXPR` and `timeit [N] STMT`. */
-int bench_command(cuk_session *s, const stmt *st);
-int timeit_command(cuk_session *s, const stmt *st);
-
-/* help.c: `help [topic]`. */
-int help_command(cuk_session *s, const char *topic);
+#define CMDLIST_DECLARE(id, word, alias, shape, usage, summary) int cmd_##word(cuk_session *s, const stmt *st);
+CUK_COMMANDS(CMDLIST_DECLARE)
+#undef CMDLIST_DECLARE
 
 #endif

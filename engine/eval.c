@@ -11,17 +11,9 @@
 #include "base/error.h"
 #include "engine/fileio.h"
 #include "engine/ops.h"
+#include "engine/print.h"
+#include "engine/timing.h"
 
-typedef cuk_matrix *(*builtin_fn)(cuk_session *s, const ast *call);
-
-typedef struct {
-    const char *name;
-    int min_args, max_args;
-    builtin_fn fn;
-    const char *usage;
-} builtin;
-
-static const builtin *find_builtin(const char *name);
 /* How an operand is named in messages: its source text when short
  * ("A", "A'", "B[0:2,:]"), else a generic word. */
 static const char *label(const cuk_session *s, const ast *e, const char *generic, char *buf, size_t cap)
@@ -51,6 +43,37 @@ static int scalar_of(cuk_session *s, const ast *e, const char *what, double *out
     return rc;
 }
 
+/* ---- built-in functions ---- */
+
+/* How a built-in's arguments are evaluated before it runs. */
+typedef enum {
+    FN_DIMS,        /* () 1x1, (n) n x n, (m, n): rand, zeros, eye ... */
+    FN_DIMS_VALUE,  /* (m, n, v): fill */
+    FN_MATRICES,    /* matrices: sum(A), dot(x, y), min(A, B) ... */
+    FN_FILE         /* ("file"): load */
+} fn_shape;
+
+/* A call's arguments, evaluated by shape. */
+typedef struct {
+    int n;
+    cuk_matrix *m[2];       /* FN_MATRICES: n of them */
+    int rows, cols;         /* FN_DIMS, FN_DIMS_VALUE */
+    double value;           /* FN_DIMS_VALUE */
+    const char *file;       /* FN_FILE */
+} call_args;
+
+typedef struct builtin builtin;
+typedef cuk_matrix *(*builtin_fn)(cuk_session *s, const ast *call, const builtin *b, call_args *a);
+
+struct builtin {
+    const char *name;
+    int min_args, max_args;
+    fn_shape shape;
+    builtin_fn fn;
+    int op;                 /* the cuk_ewop, cuk_unop, cuk_redop or cuk_dist fn works with */
+    const char *usage;
+};
+
 /* Dimensions from args first.. of a call: () is 1x1, (n) is n x n, (m, n). */
 static int dims_of(cuk_session *s, const ast *call, int first, int *rows, int *cols)
 {
@@ -72,85 +95,72 @@ static int dims_of(cuk_session *s, const ast *call, int first, int *rows, int *c
     return 0;
 }
 
-static cuk_matrix *arg1(cuk_session *s, const ast *call) { return eval_expr(s, call->kid[0]); }
-
-/* ---- built-in functions ---- */
-
-static cuk_matrix *draw(cuk_session *s, const ast *call, cuk_dist dist)
+/* Evaluate the arguments of call as b's shape says; 0, or -1 with the
+ * error set (and nothing left to release). */
+static int eval_args(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    int r, c;
-    if (dims_of(s, call, 0, &r, &c) != 0)
-        return NULL;
-    cuk_matrix *m = op_random(s->mode, dist, r, c, s->seed, s->draws);
+    memset(a, 0, sizeof *a);
+    switch (b->shape) {
+    case FN_DIMS:
+        return dims_of(s, call, 0, &a->rows, &a->cols);
+    case FN_DIMS_VALUE:
+        if (dims_of(s, call, 0, &a->rows, &a->cols) != 0)
+            return -1;
+        return scalar_of(s, call->kid[2], "fill: the value", &a->value);
+    case FN_FILE:
+        if (call->kid[0]->kind != AST_STRING)
+            return cuk_err_at(call->kid[0]->pos, "%s: expected a file name in double quotes, as in %s(\"a.npy\")",
+                              b->name, b->name);
+        a->file = call->kid[0]->text;
+        return 0;
+    case FN_MATRICES:
+        for (a->n = 0; a->n < call->nkid; a->n++)
+            if (!(a->m[a->n] = eval_expr(s, call->kid[a->n]))) {
+                while (a->n > 0)
+                    mat_unref(a->m[--a->n]);
+                return -1;
+            }
+        return 0;
+    }
+    return cuk_err_at(call->pos, "internal error: argument shape %d", (int)b->shape);
+}
+
+static cuk_matrix *fn_random(cuk_session *s, const ast *call, const builtin *b, call_args *a)
+{
+    cuk_matrix *m = op_random(s->mode, (cuk_dist)b->op, a->rows, a->cols, s->seed, s->draws);
     if (m)
         s->draws++; /* only a draw that happened moves the stream on */
     return m;
 }
 
-static cuk_matrix *fn_rand(cuk_session *s, const ast *call) { return draw(s, call, CUK_RAND_UNIFORM); }
-static cuk_matrix *fn_randn(cuk_session *s, const ast *call) { return draw(s, call, CUK_RAND_NORMAL); }
-
-static cuk_matrix *filled(cuk_session *s, const ast *call, float v)
+/* zeros, ones (the value is the row's op), fill */
+static cuk_matrix *fn_fill(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    int r, c;
-    return dims_of(s, call, 0, &r, &c) == 0 ? op_fill(s->mode, r, c, v) : NULL;
+    return op_fill(s->mode, a->rows, a->cols, b->shape == FN_DIMS_VALUE ? (float)a->value : (float)b->op);
 }
 
-static cuk_matrix *fn_zeros(cuk_session *s, const ast *call) { return filled(s, call, 0.0f); }
-static cuk_matrix *fn_ones(cuk_session *s, const ast *call) { return filled(s, call, 1.0f); }
-
-static cuk_matrix *fn_fill(cuk_session *s, const ast *call)
+static cuk_matrix *fn_eye(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    int r, c;
-    double v;
-    if (dims_of(s, call, 0, &r, &c) != 0 || scalar_of(s, call->kid[2], "fill: the value", &v) != 0)
-        return NULL;
-    return op_fill(s->mode, r, c, (float)v);
+    return op_eye(s->mode, a->rows, a->cols);
 }
 
-static cuk_matrix *fn_eye(cuk_session *s, const ast *call)
+static cuk_matrix *fn_unary(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    int r, c;
-    return dims_of(s, call, 0, &r, &c) == 0 ? op_eye(s->mode, r, c) : NULL;
+    return op_unary(s->mode, (cuk_unop)b->op, a->m[0]);
 }
 
-static cuk_matrix *reduce(cuk_session *s, const ast *call, cuk_redop op)
+static cuk_matrix *fn_transpose(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    cuk_matrix *a = arg1(s, call), *m = a ? op_reduce(s->mode, op, a) : NULL;
-    mat_unref(a);
-    return m;
+    return op_transpose(s->mode, a->m[0]);
 }
 
-static cuk_matrix *fn_sum(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_SUM); }
-static cuk_matrix *fn_mean(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_MEAN); }
-static cuk_matrix *fn_norm(cuk_session *s, const ast *call) { return reduce(s, call, CUK_RED_NORM); }
-
-static cuk_matrix *unary(cuk_session *s, const ast *call, cuk_unop op)
+static cuk_matrix *fn_size(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    cuk_matrix *a = arg1(s, call), *m = a ? op_unary(s->mode, op, a) : NULL;
-    mat_unref(a);
-    return m;
-}
-
-static cuk_matrix *fn_abs(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_ABS); }
-static cuk_matrix *fn_sqrt(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_SQRT); }
-static cuk_matrix *fn_exp(cuk_session *s, const ast *call) { return unary(s, call, CUK_UN_EXP); }
-
-static cuk_matrix *fn_transpose(cuk_session *s, const ast *call)
-{
-    cuk_matrix *a = arg1(s, call), *m = a ? op_transpose(s->mode, a) : NULL;
-    mat_unref(a);
-    return m;
-}
-
-static cuk_matrix *fn_size(cuk_session *s, const ast *call)
-{
-    cuk_matrix *a = arg1(s, call), *m = a ? mat_new_host(1, 2) : NULL;
+    cuk_matrix *m = mat_new_host(1, 2);
     if (m) {
-        m->host[0] = (float)a->rows;
-        m->host[1] = (float)a->cols;
+        m->host[0] = (float)a->m[0]->rows;
+        m->host[1] = (float)a->m[0]->cols;
     }
-    mat_unref(a);
     return m;
 }
 
@@ -173,78 +183,98 @@ static cuk_matrix *ewise_checked(cuk_session *s, const ast *at, cuk_ewop op, con
     return NULL;
 }
 
-/* min(A) / max(A): the smallest / largest element; min(A, B): elementwise. */
-static cuk_matrix *extremum(cuk_session *s, const ast *call, cuk_redop red, cuk_ewop ew)
+/* A two-argument elementwise function: pow(A, B), and min/max of two. */
+static cuk_matrix *fn_ewise(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    if (call->nkid == 1)
-        return reduce(s, call, red);
-    cuk_matrix *a = eval_expr(s, call->kid[0]), *b = a ? eval_expr(s, call->kid[1]) : NULL, *m = NULL;
-    if (b)
-        m = ewise_checked(s, call, ew, call->text, call->kid[0], a, call->kid[1], b);
-    mat_unref(a);
-    mat_unref(b);
-    return m;
+    return ewise_checked(s, call, (cuk_ewop)b->op, b->name, call->kid[0], a->m[0], call->kid[1], a->m[1]);
 }
 
-static cuk_matrix *fn_min(cuk_session *s, const ast *call) { return extremum(s, call, CUK_RED_MIN, CUK_EW_MIN); }
-static cuk_matrix *fn_max(cuk_session *s, const ast *call) { return extremum(s, call, CUK_RED_MAX, CUK_EW_MAX); }
+static cuk_matrix *fn_reduce(cuk_session *s, const ast *call, const builtin *b, call_args *a)
+{
+    return op_reduce(s->mode, (cuk_redop)b->op, a->m[0]);
+}
 
-static cuk_matrix *fn_dot(cuk_session *s, const ast *call)
+/* min(A) / max(A): the smallest / largest element; min(A, B): elementwise. */
+static cuk_matrix *fn_extremum(cuk_session *s, const ast *call, const builtin *b, call_args *a)
+{
+    int is_max = !strcmp(b->name, "max");
+    if (a->n == 1)
+        return op_reduce(s->mode, is_max ? CUK_RED_MAX : CUK_RED_MIN, a->m[0]);
+    return ewise_checked(s, call, is_max ? CUK_EW_MAX : CUK_EW_MIN, b->name, call->kid[0], a->m[0], call->kid[1],
+                         a->m[1]);
+}
+
+static cuk_matrix *fn_dot(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
     char lx[32], ly[32];
-    cuk_matrix *x = eval_expr(s, call->kid[0]), *y = x ? eval_expr(s, call->kid[1]) : NULL, *m = NULL;
-    if (y && mat_numel(x) != mat_numel(y))
-        cuk_err_at(call->pos, "dot: operands have different lengths (%s is %dx%d, %s is %dx%d)",
-                   label(s, call->kid[0], "x", lx, sizeof lx), x->rows, x->cols,
-                   label(s, call->kid[1], "y", ly, sizeof ly), y->rows, y->cols);
-    else if (y)
-        m = op_dot(s->mode, x, y);
-    mat_unref(x);
-    mat_unref(y);
-    return m;
+    cuk_matrix *x = a->m[0], *y = a->m[1];
+    if (mat_numel(x) == mat_numel(y))
+        return op_dot(s->mode, x, y);
+    cuk_err_at(call->pos, "dot: operands have different lengths (%s is %dx%d, %s is %dx%d)",
+               label(s, call->kid[0], "x", lx, sizeof lx), x->rows, x->cols, label(s, call->kid[1], "y", ly, sizeof ly),
+               y->rows, y->cols);
+    return NULL;
 }
 
-static cuk_matrix *fn_load(cuk_session *s, const ast *call)
+static cuk_matrix *fn_load(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    const ast *a = call->kid[0];
-    if (a->kind != AST_STRING) {
-        cuk_err_at(a->pos, "load: expected a file name in double quotes, as in load(\"a.npy\")");
-        return NULL;
-    }
-    cuk_matrix *m = fileio_load(a->text);
+    cuk_matrix *m = fileio_load(a->file);
     if (!m)
-        cuk_err_locate(a->pos);
+        cuk_err_locate(call->kid[0]->pos);
     return m;
 }
 
+/* The functions: rows written here, and one per row of the operation lists
+ * that has a usage line (oplist.h). Rows without one are operators only. */
+#define BUILTIN_UNARY(id, name, usage, expr) {name, 1, 1, FN_MATRICES, fn_unary, CUK_UN_##id, usage},
+#define BUILTIN_EWISE(id, name, usage, expr) {name, 2, 2, FN_MATRICES, fn_ewise, CUK_EW_##id, usage},
+#define BUILTIN_REDUCE(id, name, usage) {name, 1, 1, FN_MATRICES, fn_reduce, CUK_RED_##id, usage},
 static const builtin builtins[] = {
-    {"abs", 1, 1, fn_abs, "abs(A)          elementwise absolute value"},
-    {"dot", 2, 2, fn_dot, "dot(x, y)       sum of x .* y (same number of elements)"},
-    {"exp", 1, 1, fn_exp, "exp(A)          elementwise e^x"},
-    {"eye", 1, 2, fn_eye, "eye(n), eye(m, n)  identity matrix"},
-    {"fill", 3, 3, fn_fill, "fill(m, n, v)   m x n matrix of v"},
-    {"load", 1, 1, fn_load, "load(\"file\")    read a .npy or .csv file"},
-    {"max", 1, 2, fn_max, "max(A), max(A, B)  largest element; elementwise maximum"},
-    {"mean", 1, 1, fn_mean, "mean(A)         mean of all elements"},
-    {"min", 1, 2, fn_min, "min(A), min(A, B)  smallest element; elementwise minimum"},
-    {"norm", 1, 1, fn_norm, "norm(A)         Frobenius norm (2-norm of a vector)"},
-    {"ones", 0, 2, fn_ones, "ones(n), ones(m, n)  all ones"},
-    {"rand", 0, 2, fn_rand, "rand(n), rand(m, n)  uniform random values in [0, 1)"},
-    {"randn", 0, 2, fn_randn, "randn(n), randn(m, n)  standard normal random values"},
-    {"size", 1, 1, fn_size, "size(A)         [rows cols]"},
-    {"sqrt", 1, 1, fn_sqrt, "sqrt(A)         elementwise square root"},
-    {"sum", 1, 1, fn_sum, "sum(A)          sum of all elements"},
-    {"transpose", 1, 1, fn_transpose, "transpose(A)    same as A'"},
-    {"zeros", 0, 2, fn_zeros, "zeros(n), zeros(m, n)  all zeros"},
-};
+    {"dot", 2, 2, FN_MATRICES, fn_dot, 0, "dot(x, y)       sum of x .* y (same number of elements)"},
+    {"eye", 1, 2, FN_DIMS, fn_eye, 0, "eye(n), eye(m, n)  identity matrix"},
+    {"fill", 3, 3, FN_DIMS_VALUE, fn_fill, 0, "fill(m, n, v)   m x n matrix of v"},
+    {"load", 1, 1, FN_FILE, fn_load, 0, "load(\"file\")    read a .npy or .csv file"},
+    {"max", 1, 2, FN_MATRICES, fn_extremum, 0, "max(A), max(A, B)  largest element; elementwise maximum"},
+    {"min", 1, 2, FN_MATRICES, fn_extremum, 0, "min(A), min(A, B)  smallest element; elementwise minimum"},
+    {"ones", 0, 2, FN_DIMS, fn_fill, 1, "ones(n), ones(m, n)  all ones"},
+    {"rand", 0, 2, FN_DIMS, fn_random, CUK_RAND_UNIFORM, "rand(n), rand(m, n)  uniform random values in [0, 1)"},
+    {"randn", 0, 2, FN_DIMS, fn_random, CUK_RAND_NORMAL, "randn(n), randn(m, n)  standard normal random values"},
+    {"size", 1, 1, FN_MATRICES, fn_size, 0, "size(A)         [rows cols]"},
+    {"transpose", 1, 1, FN_MATRICES, fn_transpose, 0, "transpose(A)    same as A'"},
+    {"zeros", 0, 2, FN_DIMS, fn_fill, 0, "zeros(n), zeros(m, n)  all zeros"},
+    CUK_UNARY_OPS(BUILTIN_UNARY) CUK_EWISE_OPS(BUILTIN_EWISE) CUK_REDUCE_OPS(BUILTIN_REDUCE)};
+#undef BUILTIN_UNARY
+#undef BUILTIN_EWISE
+#undef BUILTIN_REDUCE
 
 #define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
 
+/* The functions by name, for lookups and help: the rows that have a usage
+ * line, sorted once. */
+static const builtin *by_name[NBUILTINS];
+static int nby_name;
+
+static int cmp_builtin(const void *x, const void *y)
+{
+    return strcmp((*(const builtin *const *)x)->name, (*(const builtin *const *)y)->name);
+}
+
+static void index_builtins(void)
+{
+    if (nby_name)
+        return;
+    for (int i = 0; i < NBUILTINS; i++)
+        if (builtins[i].usage)
+            by_name[nby_name++] = &builtins[i];
+    qsort(by_name, (size_t)nby_name, sizeof by_name[0], cmp_builtin);
+}
+
 static const builtin *find_builtin(const char *name)
 {
-    for (int i = 0; i < NBUILTINS; i++)
-        if (!strcmp(builtins[i].name, name))
-            return &builtins[i];
+    index_builtins();
+    for (int i = 0; i < nby_name; i++)
+        if (!strcmp(by_name[i]->name, name))
+            return by_name[i];
     return NULL;
 }
 
@@ -255,7 +285,11 @@ static int usage_len(const builtin *b)
     return (int)(end ? (size_t)(end - b->usage) : strlen(b->usage));
 }
 
-const char *eval_function_name(int i) { return i >= 0 && i < NBUILTINS ? builtins[i].name : NULL; }
+const char *eval_function_name(int i)
+{
+    index_builtins();
+    return i >= 0 && i < nby_name ? by_name[i]->name : NULL;
+}
 
 const char *eval_function_usage(const char *name)
 {
@@ -285,7 +319,13 @@ static cuk_matrix *eval_call(cuk_session *s, const ast *e)
         cuk_err_at(e->pos, "%s: expected %s, got %d (usage: %.*s)", b->name, want, e->nkid, usage_len(b), b->usage);
         return NULL;
     }
-    return b->fn(s, e);
+    call_args args;
+    if (eval_args(s, e, b, &args) != 0)
+        return NULL;
+    cuk_matrix *m = b->fn(s, e, b, &args);
+    for (int i = 0; i < args.n; i++)
+        mat_unref(args.m[i]);
+    return m;
 }
 
 static cuk_matrix *eval_name(cuk_session *s, const ast *e)
@@ -503,4 +543,28 @@ cuk_matrix *eval_expr(cuk_session *s, const ast *e)
     if (!m)
         cuk_err_locate(e->pos);
     return m;
+}
+
+/* An assignment, or an expression shown as `ans` and kept under that name.
+ * A bare name is shown under its own name and left alone, as in Octave. */
+int eval_stmt(cuk_session *s, const stmt *st)
+{
+    int bare = st->kind == STMT_EXPR && st->expr->kind == AST_NAME;
+    const char *name = st->kind == STMT_ASSIGN ? st->name : bare ? st->expr->text : "ans";
+    timing_begin(s->src->text + st->start, st->end - st->start, s->mode);
+    cuk_matrix *m = eval_expr(s, st->expr);
+    int rc = m ? 0 : -1;
+    if (rc == 0 && st->print)
+        rc = print_value(name, m, s->format_long, session_columns(s));
+    if (timing_end(rc != 0) != 0 && rc == 0)
+        rc = -1;
+    if (rc != 0 || bare) {
+        mat_unref(m);
+        return rc;
+    }
+    if (ws_set(&s->ws, name, m) != 0)
+        return -1;
+    if (s->time_on)
+        print_timing(timing_history(0));
+    return 0;
 }

@@ -3,11 +3,18 @@
 #ifndef CUK_EVAL_H
 #define CUK_EVAL_H
 
+#include "engine/ast.h"
+#include "engine/matrix.h"
 #include "engine/session.h"
 
 /* A new reference to the value of e, or NULL with the error set and placed
  * at the node that failed. Nothing in the workspace changes. */
 cuk_matrix *eval_expr(cuk_session *s, const ast *e);
+
+/* Run a value statement (NAME = expr, or expr) inside a timing record,
+ * printing the value unless silenced: 0, or -1 with the error set and the
+ * workspace unchanged. */
+int eval_stmt(cuk_session *s, const stmt *st);
 
 /* The built-in functions, for completion and help: name i, or NULL past the end. */
 const char *eval_function_name(int i);

@@ -63,15 +63,15 @@ static void help_commands(void)
 {
     out_printf("commands (the first word of a statement):\n");
     for (int i = 0; i < CMD_COUNT; i++)
-        out_printf("  %-20s %s\n", cmd_usage((cmd_id)i), cmd_summary((cmd_id)i));
+        out_printf("  %-20s %s\n", cmd_get(i)->usage, cmd_get(i)->summary);
 }
 
 static void help_modes(void)
 {
     out_printf("modes (`mode NAME` selects one; `modes` shows which are available here):\n");
-    for (int i = 0; i < cuk_nbackends; i++)
-        out_printf("  %-7s %-4s  %s\n", cuk_backends[i]->name, cuk_backends[i]->on_device ? "GPU" : "host",
-                   cuk_backends[i]->summary);
+    for (int i = 0; i < MODE_COUNT; i++)
+        out_printf("  %-7s %-4s  %s\n", mode_get(i)->name, mode_on_device(mode_get(i)) ? "GPU" : "host",
+                   mode_get(i)->summary);
     out_printf("every mode runs every operation; values and rand/randn seeds agree across modes.\n");
 }
 
@@ -80,18 +80,19 @@ static int help_name(const char *topic)
 {
     const char *usage = eval_function_usage(topic);
     int c = cmd_lookup(topic);
-    const cuk_backend *be = cuk_backend_find(topic);
+    const cuk_backend *be = mode_find(topic);
     if (usage)
         out_printf("  %s\n", usage);
     if (c >= 0)
-        out_printf("  %-20s %s\n", cmd_usage((cmd_id)c), cmd_summary((cmd_id)c));
+        out_printf("  %-20s %s\n", cmd_get(c)->usage, cmd_get(c)->summary);
     if (be)
-        out_printf("  mode %s (%s): %s\n", be->name, be->on_device ? "GPU" : "host", be->summary);
+        out_printf("  mode %s (%s): %s\n", be->name, mode_on_device(be) ? "GPU" : "host", be->summary);
     return usage || c >= 0 || be;
 }
 
-int help_command(cuk_session *s, const char *topic)
+int cmd_help(cuk_session *s, const stmt *st)
 {
+    const char *topic = st->narg ? st->arg[0]->text : NULL;
     static const struct {
         const char *name, *text;
     } pages[] = {{"language", help_language}, {"syntax", help_language}, {"files", help_files},

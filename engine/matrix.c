@@ -97,7 +97,7 @@ cuk_matrix *mat_new_host(int rows, int cols)
 
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
 {
-    if (!be->on_device)
+    if (!mode_on_device(be))
         return mat_new_host(rows, cols);
     cuk_matrix *m = mat_shell(rows, cols);
     if (m && !(m->dev = pool_alloc(mat_bytes(m)))) {
@@ -167,7 +167,19 @@ float *mat_dev(cuk_matrix *m)
 
 float *mat_data(cuk_matrix *m, const cuk_backend *be)
 {
-    return be->on_device ? mat_dev(m) : mat_host(m);
+    return mode_on_device(be) ? mat_dev(m) : mat_host(m);
+}
+
+int mat_read(cuk_matrix *m, size_t first, size_t n, float *dst)
+{
+    if (m->host) {
+        memcpy(dst, m->host + first, n * sizeof *dst);
+        return 0;
+    }
+    if (gpu_d2h(dst, (const float *)m->dev->ptr + first, n * sizeof *dst) != 0)
+        return -1;
+    timing_moved(0, n * sizeof *dst);
+    return 0;
 }
 
 int mat_scalar_value(cuk_matrix *m, float *out)

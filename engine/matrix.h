@@ -47,6 +47,11 @@ float *mat_data(cuk_matrix *m, const cuk_backend *be);
 float *mat_host(cuk_matrix *m);
 float *mat_dev(cuk_matrix *m);
 
+/* Copy n consecutive elements from element `first` on into dst, from
+ * wherever the matrix lives; it stays there (a device-only matrix sends
+ * just these elements, counted in the command's record). */
+int mat_read(cuk_matrix *m, size_t first, size_t n, float *dst);
+
 /* The matrix's value if it is 1x1 (downloading it if needed). */
 int mat_scalar_value(cuk_matrix *m, float *out);
 

@@ -5,31 +5,33 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "base/fmt.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
 
+#define OPLIST_NAME(id, name, ...) name,
+
 const char *op_ewise_name(cuk_ewop op)
 {
-    static const char *n[] = {"add", "sub", "mul", "div", "min", "max"};
-    return n[op];
+    static const char *const n[] = {CUK_EWISE_OPS(OPLIST_NAME)};
+    return op < CUK_EW_COUNT ? n[op] : "?";
 }
 
 const char *op_unary_name(cuk_unop op)
 {
-    static const char *n[] = {"neg", "abs", "sqrt", "exp"};
-    return n[op];
+    static const char *const n[] = {CUK_UNARY_OPS(OPLIST_NAME)};
+    return op < CUK_UN_COUNT ? n[op] : "?";
 }
 
 const char *op_reduce_name(cuk_redop op)
 {
-    static const char *n[] = {"sum", "mean", "norm", "min", "max"};
-    return n[op];
+    static const char *const n[] = {CUK_REDUCE_OPS(OPLIST_NAME)};
+    return op < CUK_RED_COUNT ? n[op] : "?";
 }
 
 static const char *shape1(char *buf, size_t cap, const cuk_matrix *a)
 {
-    snprintf(buf, cap, "%dx%d", a->rows, a->cols);
-    return buf;
+    return fmt_shape(buf, cap, a->rows, a->cols);
 }
 
 static const char *shape2(char *buf, size_t cap, const cuk_matrix *a, const char *sep, const cuk_matrix *b)
@@ -39,7 +41,7 @@ static const char *shape2(char *buf, size_t cap, const cuk_matrix *a, const char
 }
 
 /* Where a result made by mat_new(be, ...) keeps its data. */
-static float *out_data(cuk_matrix *m, const cuk_backend *be) { return be->on_device ? m->dev->ptr : m->host; }
+static float *out_data(cuk_matrix *m, const cuk_backend *be) { return mode_on_device(be) ? m->dev->ptr : m->host; }
 
 /* Close a timed kernel call: the result, or NULL if the kernel failed. */
 static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const char *op, const char *shapes,
@@ -53,9 +55,11 @@ static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const 
     return out;
 }
 
-/* A result of rows x cols where be works, with its timing mark started. */
+/* A result of rows x cols where be works, with its timing mark started and
+ * be recorded as the mode whose kernels run next. */
 static cuk_matrix *start(const cuk_backend *be, int rows, int cols)
 {
+    mode_enter(be);
     cuk_matrix *out = mat_new(be, rows, cols);
     if (out && timing_op_begin(be) != 0) {
         mat_unref(out);
@@ -72,7 +76,7 @@ cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     cuk_matrix *c = pb ? start(be, m, n) : NULL;
     if (!c)
         return NULL;
-    int rc = be->matmul(out_data(c, be), pa, pb, m, n, k);
+    int rc = be->ops.matmul(out_data(c, be), pa, pb, m, n, k);
     return finish(be, c, rc, "matmul", shape2(sh, sizeof sh, a, "@", b), 2.0 * m * n * k,
                   4.0 * ((double)m * k + (double)k * n + (double)m * n));
 }
@@ -103,7 +107,7 @@ cuk_matrix *op_ewise(const cuk_backend *be, cuk_ewop op, cuk_matrix *a, cuk_matr
     cuk_matrix *c = start(be, big->rows, big->cols);
     if (!c)
         return NULL;
-    int rc = be->ewise(op, out_data(c, be), pa, pb, n);
+    int rc = be->ops.ewise(op, out_data(c, be), pa, pb, n);
     return finish(be, c, rc, op_ewise_name(op), shape2(sh, sizeof sh, a, ",", b), (double)n,
                   4.0 * ((double)mat_numel(a) + (double)mat_numel(b) + (double)n));
 }
@@ -116,7 +120,7 @@ cuk_matrix *op_unary(const cuk_backend *be, cuk_unop op, cuk_matrix *a)
     cuk_matrix *c = pa ? start(be, a->rows, a->cols) : NULL;
     if (!c)
         return NULL;
-    int rc = be->unary(op, out_data(c, be), pa, n);
+    int rc = be->ops.unary(op, out_data(c, be), pa, n);
     return finish(be, c, rc, op_unary_name(op), shape1(sh, sizeof sh, a), (double)n, 8.0 * (double)n);
 }
 
@@ -127,7 +131,7 @@ cuk_matrix *op_transpose(const cuk_backend *be, cuk_matrix *a)
     cuk_matrix *c = pa ? start(be, a->cols, a->rows) : NULL;
     if (!c)
         return NULL;
-    int rc = be->transpose(out_data(c, be), pa, a->rows, a->cols);
+    int rc = be->ops.transpose(out_data(c, be), pa, a->rows, a->cols);
     return finish(be, c, rc, "transpose", shape1(sh, sizeof sh, a), 0, 8.0 * (double)mat_numel(a));
 }
 
@@ -139,7 +143,7 @@ cuk_matrix *op_reduce(const cuk_backend *be, cuk_redop op, cuk_matrix *a)
     cuk_matrix *c = pa ? start(be, 1, 1) : NULL;
     if (!c)
         return NULL;
-    int rc = be->reduce(op, out_data(c, be), pa, n);
+    int rc = be->ops.reduce(op, out_data(c, be), pa, n);
     return finish(be, c, rc, op_reduce_name(op), shape1(sh, sizeof sh, a), op == CUK_RED_NORM ? 2.0 * n : (double)n,
                   4.0 * (double)n);
 }
@@ -152,7 +156,7 @@ cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     cuk_matrix *c = pb ? start(be, 1, 1) : NULL;
     if (!c)
         return NULL;
-    int rc = be->dot(out_data(c, be), pa, pb, n);
+    int rc = be->ops.dot(out_data(c, be), pa, pb, n);
     /* dot(x, x) reads x once */
     return finish(be, c, rc, "dot", shape2(sh, sizeof sh, a, ",", b), 2.0 * n, (pa == pb ? 4.0 : 8.0) * n);
 }
@@ -163,7 +167,7 @@ cuk_matrix *op_fill(const cuk_backend *be, int rows, int cols, float v)
     cuk_matrix *c = start(be, rows, cols);
     if (!c)
         return NULL;
-    int rc = be->fill(out_data(c, be), v, mat_numel(c));
+    int rc = be->ops.fill(out_data(c, be), v, mat_numel(c));
     return finish(be, c, rc, "fill", shape1(sh, sizeof sh, c), 0, 4.0 * (double)mat_numel(c));
 }
 
@@ -173,7 +177,7 @@ cuk_matrix *op_eye(const cuk_backend *be, int rows, int cols)
     cuk_matrix *c = start(be, rows, cols);
     if (!c)
         return NULL;
-    int rc = be->eye(out_data(c, be), rows, cols);
+    int rc = be->ops.eye(out_data(c, be), rows, cols);
     return finish(be, c, rc, "eye", shape1(sh, sizeof sh, c), 0, 4.0 * (double)mat_numel(c));
 }
 
@@ -183,7 +187,7 @@ cuk_matrix *op_random(const cuk_backend *be, cuk_dist dist, int rows, int cols, 
     cuk_matrix *c = start(be, rows, cols);
     if (!c)
         return NULL;
-    int rc = be->random(dist, out_data(c, be), mat_numel(c), seed, stream);
+    int rc = be->ops.random(dist, out_data(c, be), mat_numel(c), seed, stream);
     return finish(be, c, rc, dist == CUK_RAND_NORMAL ? "randn" : "rand", shape1(sh, sizeof sh, c), 0,
                   4.0 * (double)mat_numel(c));
 }
@@ -195,7 +199,7 @@ cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c
     cuk_matrix *c = pa ? start(be, nr, nc) : NULL;
     if (!c)
         return NULL;
-    int rc = be->copy2d(out_data(c, be), (size_t)nc, pa + (size_t)r0 * a->cols + c0, (size_t)a->cols, nr, nc);
+    int rc = be->ops.copy2d(out_data(c, be), (size_t)nc, pa + (size_t)r0 * a->cols + c0, (size_t)a->cols, nr, nc);
     return finish(be, c, rc, "slice", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));
 }
 
@@ -212,7 +216,7 @@ cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks
     int rc = 0;
     for (int i = 0; i < nblocks && rc == 0; i++) {
         cuk_matrix *m = blocks[i].m;
-        rc = be->copy2d(dst + (size_t)blocks[i].row * cols + blocks[i].col, (size_t)cols, mat_data(m, be),
+        rc = be->ops.copy2d(dst + (size_t)blocks[i].row * cols + blocks[i].col, (size_t)cols, mat_data(m, be),
                         (size_t)m->cols, m->rows, m->cols);
     }
     return finish(be, c, rc, "concat", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));

@@ -447,23 +447,18 @@ static ast *word_arg(parser *P)
     return n;
 }
 
-/* The shape of each command's arguments. */
-typedef enum { ARGS_NONE, ARGS_OPT_WORD, ARGS_WORDS, ARGS_ONE_WORD, ARGS_EXPR, ARGS_TIMEIT, ARGS_SAVE,
-               ARGS_STRING, ARGS_HELP } args_shape;
+#define CMDLIST_ROW(id, word, alias, shape, usage, summary) {#word, alias, shape, usage, summary},
+static const cmd_spec commands[CMD_COUNT] = {CUK_COMMANDS(CMDLIST_ROW)};
+#undef CMDLIST_ROW
 
-static args_shape cmd_args(cmd_id c)
+const cmd_spec *cmd_get(cmd_id id) { return &commands[id]; }
+
+int cmd_lookup(const char *word)
 {
-    switch (c) {
-    case CMD_MODE: return ARGS_OPT_WORD;
-    case CMD_CLEAR: return ARGS_WORDS;
-    case CMD_PANEL: case CMD_TIME: case CMD_FORMAT: return ARGS_ONE_WORD;
-    case CMD_SEED: case CMD_BENCH: return ARGS_EXPR;
-    case CMD_TIMEIT: return ARGS_TIMEIT;
-    case CMD_SAVE: return ARGS_SAVE;
-    case CMD_RUN: return ARGS_STRING;
-    case CMD_HELP: return ARGS_HELP;
-    default: return ARGS_NONE;
-    }
+    for (int i = 0; i < CMD_COUNT; i++)
+        if (!strcmp(commands[i].word, word) || (commands[i].alias && !strcmp(commands[i].alias, word)))
+            return i;
+    return -1;
 }
 
 static stmt *parse_simple(parser *P);
@@ -482,7 +477,7 @@ static int push_word(parser *P, ptrvec *args, tk_kind want, const char *msg)
 static int parse_command_args(parser *P, stmt *s)
 {
     ptrvec args = {0};
-    switch (cmd_args(s->cmd)) {
+    switch (commands[s->cmd].shape) {
     case ARGS_NONE:
         break;
     case ARGS_OPT_WORD:
@@ -494,8 +489,10 @@ static int parse_command_args(parser *P, stmt *s)
             if (push_word(P, &args, TK_NAME, "expected a variable name") != 0)
                 return -1;
         break;
-    case ARGS_ONE_WORD:
-        if (push_word(P, &args, TK_NAME, s->cmd == CMD_FORMAT ? "expected short or long" : "expected on or off") != 0)
+    case ARGS_ON_OFF:
+    case ARGS_FORMAT:
+        if (push_word(P, &args, TK_NAME,
+                      commands[s->cmd].shape == ARGS_FORMAT ? "expected short or long" : "expected on or off") != 0)
             return -1;
         break;
     case ARGS_EXPR:
@@ -525,7 +522,7 @@ static int parse_command_args(parser *P, stmt *s)
         if (push_word(P, &args, TK_STRING, "expected a file name in double quotes") != 0)
             return -1;
         break;
-    case ARGS_HELP:
+    case ARGS_TOPIC:
         if (!at_stmt_end(P)) {
             ast *w = word_arg(P);
             if (!w || vec_push(P, &args, w) != 0)

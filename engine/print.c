@@ -9,12 +9,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "base/out.h"
-#include "engine/pool.h"
-#include "kernels/gpu.h"
-
-static int line_width = 80;
-
-void print_set_width(int columns) { line_width = columns >= 40 ? columns : 80; }
+#include "kernels/backend.h"
 
 /* The indices shown along one axis: all of them, or EDGE at each end with
  * a gap ("...") after the first EDGE. */
@@ -37,8 +32,8 @@ static int select_axis(int len, int summarize, axis_sel *a)
     return 0;
 }
 
-/* Copy the shown elements into vals (rows.n x cols.n), reading only those
- * from the device when there is no host copy. */
+/* Copy the shown elements into vals (rows.n x cols.n): a matrix that lives
+ * on the device stays there, only these elements come to the host. */
 static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
 {
     size_t ld = (size_t)m->cols;
@@ -49,13 +44,8 @@ static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, flo
             while (k + 1 < cols->n && cols->idx[k + 1] == cols->idx[k] + 1)
                 k++;
             size_t off = row + (size_t)cols->idx[j], n = (size_t)(k - j + 1);
-            float *dst = vals + (size_t)i * cols->n + j;
-            if (m->host)
-                memcpy(dst, m->host + off, n * sizeof *dst);
-            else if (gpu_d2h(dst, (const float *)m->dev->ptr + off, n * sizeof *dst) != 0)
+            if (mat_read(m, off, n, vals + (size_t)i * cols->n + j) != 0)
                 return -1;
-            else
-                timing_moved(0, n * sizeof *dst);
             j = k + 1;
         }
     }
@@ -127,7 +117,7 @@ static void print_block(const float *vals, const axis_sel *rows, const axis_sel 
     }
 }
 
-static void print_values(const float *vals, const axis_sel *rows, const axis_sel *cols, int format_long)
+static void print_values(const float *vals, const axis_sel *rows, const axis_sel *cols, int format_long, int columns)
 {
     char num[64];
     size_t n = (size_t)rows->n * cols->n;
@@ -137,7 +127,7 @@ static void print_values(const float *vals, const axis_sel *rows, const axis_sel
         int len = format_num(num, sizeof num, vals[i], f);
         w = len > w ? len : w;
     }
-    int per_line = line_width / (w + 2);
+    int per_line = columns / (w + 2);
     if (per_line < 1)
         per_line = 1;
     if (cols->n + (cols->gap >= 0) <= per_line) {
@@ -151,7 +141,7 @@ static void print_values(const float *vals, const axis_sel *rows, const axis_sel
     }
 }
 
-int print_value(const char *name, cuk_matrix *m, int format_long)
+int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
 {
     int summarize = mat_numel(m) > PRINT_THRESHOLD;
     axis_sel rows = {0}, cols = {0};
@@ -172,7 +162,7 @@ int print_value(const char *name, cuk_matrix *m, int format_long)
         out_printf("%s = %s\n", name, num);
     } else {
         out_printf("%s = %dx%d (%s)\n", name, m->rows, m->cols, mat_where(m));
-        print_values(vals, &rows, &cols, format_long);
+        print_values(vals, &rows, &cols, format_long, columns);
     }
     rc = 0;
 out:
@@ -187,14 +177,14 @@ void print_timing(const timing_cmd *c)
     char t[32], rate[64], up[32], h2d[32], d2h[32];
     for (int i = 0; i < c->nops; i++) {
         const timing_op *o = &c->ops[i];
-        double cpu = o->count == 1 && strcmp(o->mode, "cpu") ? timing_cpu_ms(o->op, o->shapes) : -1;
+        double speedup = o->count == 1 ? timing_speedup(o) : -1;
         up[0] = '\0';
-        if (cpu > 0 && o->ms > 0)
-            snprintf(up, sizeof up, ", %.1fx the cpu", cpu / o->ms);
+        if (speedup > 0)
+            snprintf(up, sizeof up, ", %.1fx the cpu", speedup);
         timing_rate(o, rate, sizeof rate);
-        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
+        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode->name, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
     }
-    out_printf("  %s: kernels %s", c->mode, fmt_ms(t, sizeof t, c->kernel_ms));
+    out_printf("  %s: kernels %s", c->mode->name, fmt_ms(t, sizeof t, c->kernel_ms));
     out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
     if (c->h2d || c->d2h)
         out_printf(", copied %s to device, %s to host", fmt_bytes(h2d, sizeof h2d, (double)c->h2d),

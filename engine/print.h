@@ -10,14 +10,12 @@
 #define PRINT_THRESHOLD 1000
 #define PRINT_EDGE 3
 
-/* Print `name = value`. Only the elements shown are copied from the device;
- * the matrix stays where it is. 0, or -1 with the error set. */
-int print_value(const char *name, cuk_matrix *m, int format_long);
+/* Print `name = value` in `columns` columns. Only the elements shown are
+ * copied from the device; the matrix stays where it is. 0, or -1 with the
+ * error set. */
+int print_value(const char *name, cuk_matrix *m, int format_long, int columns);
 
 /* The `time on` report of one command. */
 void print_timing(const timing_cmd *c);
-
-/* Terminal width for wrapping columns (80 when unknown). */
-void print_set_width(int columns);
 
 #endif

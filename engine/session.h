@@ -1,21 +1,38 @@
-/* session.h - one cuk session: the workspace, the current mode and settings,
- * and the entry point that runs a piece of source (a REPL line, a script, a
- * `run` file, a `-e` argument). */
+/* session.h - the state of a cuk session: the workspace, the current mode and
+ * settings, and the front end it talks to. There is one session per process
+ * (the error slot, output sink, timing records and device pool it uses are
+ * process-wide), so nothing here needs to be thread-safe.
+ *
+ * Running source text in a session is engine/run.h. */
 #ifndef CUK_SESSION_H
 #define CUK_SESSION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "engine/ast.h"
+#include "base/out.h"
 #include "engine/workspace.h"
 
-typedef enum {
-    RUN_OK,
-    RUN_ERROR,       /* reported; the workspace is as the failing statement found it */
-    RUN_INCOMPLETE,  /* an open bracket: nothing ran; give me more input */
-    RUN_QUIT,        /* `quit` / `exit` */
-    RUN_FATAL        /* reported; the session cannot go on (CUDA context lost) */
-} run_status;
+struct cuk_backend;
+
+/* Everything between the engine and a front end (the REPL, a script run,
+ * a test): the front end fills this once; NULL members mean "not here". */
+typedef struct cuk_frontend {
+    void *ud;           /* passed back to every function below */
+    int interactive;    /* a person at a terminal (errors do not end input) */
+    /* Output: every byte cuk shows goes through write; NULL: stdout/stderr. */
+    void (*write)(void *ud, out_channel ch, const char *s, size_t n);
+    void (*flush)(void *ud);
+    /* Columns to print values in; NULL or <= 0: 80. */
+    int (*columns)(void *ud);
+    /* Called from long work at most every 100 ms (the panel's clock);
+     * returns 1 while it shows progress, 0 if nothing is watching. */
+    int (*progress)(void *ud);
+    /* `panel on|off`: 0, or -1 with the error set; NULL: no panel here. */
+    int (*panel)(void *ud, int on);
+    /* After each statement has run (the panel redraws). */
+    void (*statement_done)(void *ud);
+} cuk_frontend;
 
 /* Where the statements being run came from, for error messages. */
 typedef struct src_ctx {
@@ -29,11 +46,11 @@ typedef struct src_ctx {
 
 typedef struct cuk_session {
     workspace ws;
-    const cuk_backend *mode;
-    int interactive;
+    const struct cuk_backend *mode;
+    const cuk_frontend *fe;
     int format_long;
     int time_on;
-    int panel_on;          /* the REPL's panel is up (it shows kernel times) */
+    int panel_on;          /* the front end's panel is up (it shows kernel times) */
     int measuring;         /* bench or timeit is running */
     uint64_t seed;
     uint64_t draws;        /* rand/randn calls since `seed`: each draw is its own stream */
@@ -42,30 +59,23 @@ typedef struct cuk_session {
     int quit;              /* `quit` ran */
     int fatal;             /* a fatal error was reported: the session must end */
     size_t run_pos;        /* where the `run` command being executed stands */
-    /* Hooks the REPL sets: the panel command, and a redraw after each command. */
-    int (*panel_hook)(struct cuk_session *s, int on);
-    void (*after_cmd_hook)(struct cuk_session *s);
 } cuk_session;
 
-/* A new session; starts in `tiled` if a GPU is usable, else `cpu`. */
-cuk_session *session_new(int interactive);
+/* A new session talking to fe (NULL: a script on stdout, no panel); starts
+ * in `tiled` if a GPU is usable, else `cpu`. */
+cuk_session *session_new(const cuk_frontend *fe);
 void session_free(cuk_session *s);
-
-/* Parse and run text. With `final` unset, an open bracket at the end gives
- * RUN_INCOMPLETE and runs nothing (the REPL asks for another line); with it
- * set, that is an error. file/first_line place errors (file NULL: prompt). */
-run_status session_run(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final);
-
-/* Run a file by name (scripts, `run`); RUN_ERROR with a message if it can't be read. */
-run_status session_run_file(cuk_session *s, const char *path);
-
-/* Run a statement already parsed (bench and timeit rerun theirs). */
-int session_exec(cuk_session *s, const stmt *st);
-
-/* Report the pending error with the source line and a caret. */
-void session_report(cuk_session *s);
 
 /* Select a mode by name: 0, or -1 with a message saying why not. */
 int session_set_mode(cuk_session *s, const char *name);
+/* The current mode's name ("tiled"), and whether it computes on the GPU. */
+const char *session_mode_name(const cuk_session *s);
+int session_mode_on_device(const cuk_session *s);
+
+/* The name of mode i in ladder order (for completion), or NULL past the end. */
+const char *session_mode_at(int i);
+
+/* Columns to print in, from the front end. */
+int session_columns(const cuk_session *s);
 
 #endif

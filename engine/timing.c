@@ -8,7 +8,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 
-#define CPU_REFS 64
+#define REF_RUNS 64
 
 static timing_cmd cur;
 static int active, device_work;
@@ -22,8 +22,8 @@ static int hist_n, hist_next;
 static struct {
     char op[16], shapes[64];
     double ms;
-} cpu_ref[CPU_REFS];
-static int cpu_ref_next;
+} ref_runs[REF_RUNS];
+static int ref_next;
 
 double timing_now_ms(void)
 {
@@ -34,7 +34,7 @@ double timing_now_ms(void)
 
 void timing_kernel_events(int on) { events_on = on; }
 
-void timing_begin(const char *text, size_t len, const char *mode)
+void timing_begin(const char *text, size_t len, const cuk_backend *mode)
 {
     memset(&cur, 0, sizeof cur);
     size_t n = len < sizeof cur.text - 1 ? len : sizeof cur.text - 1;
@@ -61,7 +61,7 @@ int timing_op_begin(const cuk_backend *be)
 {
     if (!active)
         return 0;
-    if (!be->on_device) {
+    if (!mode_on_device(be)) {
         op_t0 = timing_now_ms();
         return 0;
     }
@@ -80,8 +80,8 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
     if (cur.nops < TIMING_MAX_OPS) {
         snprintf(o->op, sizeof o->op, "%s", op);
         snprintf(o->shapes, sizeof o->shapes, "%s", shapes);
-        o->mode = be->name;
-        o->on_device = be->on_device;
+        o->mode = be;
+        o->on_device = mode_on_device(be);
         o->ms = 0;
         cur.nops++;
     } else {
@@ -91,7 +91,7 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
     o->count++;
     o->flops += flops;
     o->bytes += bytes;
-    if (!be->on_device)
+    if (!mode_on_device(be))
         o->ms += timing_now_ms() - op_t0;
     else if (events_now && record_mark(2 * i + 1) != 0)
         cuk_err_clear(); /* the time is lost, the result is not */
@@ -107,13 +107,14 @@ void timing_moved(size_t h2d, size_t d2h)
         device_work = 1;
 }
 
-static void remember_cpu(void)
+/* Keep the ops of a finished reference-mode command for timing_speedup. */
+static void remember_reference(void)
 {
     for (int i = 0; i < cur.nops; i++) {
-        snprintf(cpu_ref[cpu_ref_next].op, sizeof cpu_ref[0].op, "%s", cur.ops[i].op);
-        snprintf(cpu_ref[cpu_ref_next].shapes, sizeof cpu_ref[0].shapes, "%s", cur.ops[i].shapes);
-        cpu_ref[cpu_ref_next].ms = cur.ops[i].ms;
-        cpu_ref_next = (cpu_ref_next + 1) % CPU_REFS;
+        snprintf(ref_runs[ref_next].op, sizeof ref_runs[0].op, "%s", cur.ops[i].op);
+        snprintf(ref_runs[ref_next].shapes, sizeof ref_runs[0].shapes, "%s", cur.ops[i].shapes);
+        ref_runs[ref_next].ms = cur.ops[i].ms;
+        ref_next = (ref_next + 1) % REF_RUNS;
     }
 }
 
@@ -137,8 +138,8 @@ int timing_end(int failed)
     }
     cur.wall_ms = timing_now_ms() - cmd_t0;
     cur.failed = failed || rc != 0;
-    if (!cur.failed && cur.mode && !strcmp(cur.mode, "cpu"))
-        remember_cpu();
+    if (!cur.failed && cur.mode && cur.mode->reference)
+        remember_reference();
     hist[hist_next] = cur;
     hist_next = (hist_next + 1) % TIMING_HISTORY;
     if (hist_n < TIMING_HISTORY)
@@ -153,12 +154,14 @@ const timing_cmd *timing_history(int i)
     return &hist[(hist_next - 1 - i + TIMING_HISTORY) % TIMING_HISTORY];
 }
 
-double timing_cpu_ms(const char *op, const char *shapes)
+double timing_speedup(const timing_op *op)
 {
-    for (int k = 1; k <= CPU_REFS; k++) {
-        int i = (cpu_ref_next - k + CPU_REFS) % CPU_REFS;
-        if (cpu_ref[i].op[0] && !strcmp(cpu_ref[i].op, op) && !strcmp(cpu_ref[i].shapes, shapes))
-            return cpu_ref[i].ms;
+    if (!op->mode || op->mode->reference || op->ms <= 0)
+        return -1;
+    for (int k = 1; k <= REF_RUNS; k++) {
+        int i = (ref_next - k + REF_RUNS) % REF_RUNS;
+        if (ref_runs[i].op[0] && !strcmp(ref_runs[i].op, op->op) && !strcmp(ref_runs[i].shapes, op->shapes))
+            return ref_runs[i].ms > 0 ? ref_runs[i].ms / op->ms : -1;
     }
     return -1;
 }

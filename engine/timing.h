@@ -23,7 +23,7 @@
 typedef struct {
     char op[16];          /* "matmul", "sum", "rand", ... */
     char shapes[64];      /* "1037x1055 @ 1055x1031" */
-    const char *mode;
+    const cuk_backend *mode;
     int on_device;
     double flops;         /* floating-point operations */
     double bytes;         /* bytes the kernel must read and write */
@@ -33,7 +33,7 @@ typedef struct {
 
 typedef struct {
     char text[160];       /* the statement as typed */
-    const char *mode;
+    const cuk_backend *mode;
     double wall_ms;
     double kernel_ms;     /* sum over the ops */
     double flops, bytes;
@@ -49,7 +49,7 @@ void timing_kernel_events(int on);
 /* A statement starts / ends (failed: it stopped with an error). timing_end
  * waits for the device, turns events into times and files the record; -1
  * if the device reported an error. */
-void timing_begin(const char *text, size_t len, const char *mode);
+void timing_begin(const char *text, size_t len, const cuk_backend *mode);
 int timing_end(int failed);
 
 /* Around each backend call. */
@@ -62,9 +62,10 @@ void timing_moved(size_t h2d, size_t d2h);
 /* Past records: 0 is the newest finished one. NULL if there is none. */
 const timing_cmd *timing_history(int i);
 
-/* Kernel time of the same op on the same shapes in mode cpu, if it ran;
- * < 0 otherwise. This is the "speedup over the CPU" reference. */
-double timing_cpu_ms(const char *op, const char *shapes);
+/* How many times faster op ran than the same op on the same shapes last ran
+ * in the reference mode (cpu); < 0 if that is unknown or op is itself a
+ * reference run. The one definition of "speedup over the CPU". */
+double timing_speedup(const timing_op *op);
 
 /* Monotonic clock in milliseconds. */
 double timing_now_ms(void);

@@ -1,6 +1,6 @@
-/* backend.h - the table of modes: each mode is a backend that implements
- * every operation cuk has. The evaluator never switches on the mode; it looks
- * the backend up in this table and calls through it.
+/* backend.h - the modes: each is a backend that implements every operation
+ * cuk has. The evaluator never switches on the mode; it looks the backend up
+ * in the table (modes.c) and calls through its ops.
  *
  * Buffers are row-major float32 and live where the backend says (host memory
  * for cpu/blas, device memory for the GPU modes); the engine moves matrices
@@ -12,14 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/oplist.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum { CUK_EW_ADD, CUK_EW_SUB, CUK_EW_MUL, CUK_EW_DIV, CUK_EW_MIN, CUK_EW_MAX } cuk_ewop;
-typedef enum { CUK_UN_NEG, CUK_UN_ABS, CUK_UN_SQRT, CUK_UN_EXP } cuk_unop;
-/* Whole-matrix reductions to one value. NORM is the Frobenius norm. */
-typedef enum { CUK_RED_SUM, CUK_RED_MEAN, CUK_RED_NORM, CUK_RED_MIN, CUK_RED_MAX } cuk_redop;
+#define OPLIST_ENUM_EW(id, name, usage, expr) CUK_EW_##id,
+#define OPLIST_ENUM_UN(id, name, usage, expr) CUK_UN_##id,
+#define OPLIST_ENUM_RED(id, name, usage) CUK_RED_##id,
+typedef enum { CUK_EWISE_OPS(OPLIST_ENUM_EW) CUK_EW_COUNT } cuk_ewop;
+typedef enum { CUK_UNARY_OPS(OPLIST_ENUM_UN) CUK_UN_COUNT } cuk_unop;
+typedef enum { CUK_REDUCE_OPS(OPLIST_ENUM_RED) CUK_RED_COUNT } cuk_redop;
+#undef OPLIST_ENUM_EW
+#undef OPLIST_ENUM_UN
+#undef OPLIST_ENUM_RED
+
 typedef enum { CUK_RAND_UNIFORM, CUK_RAND_NORMAL } cuk_dist;
 
 /* One operand of an elementwise op. With bcast set, element 0 stands for
@@ -31,14 +39,9 @@ typedef struct {
     int bcast;
 } cuk_arg;
 
-typedef struct cuk_backend {
-    const char *name;
-    const char *summary;   /* one line for `modes` and `help modes` */
-    int on_device;         /* 1: buffers are device pointers */
-
-    /* 1 if usable now; otherwise 0 and *why says why not. */
-    int (*available)(const char **why);
-
+/* What a backend implements. In the table a mode may leave an entry NULL:
+ * it is then taken from its base mode when the table is resolved. */
+typedef struct {
     /* c (m x n) = a (m x k) @ b (k x n) */
     int (*matmul)(float *c, const float *a, const float *b, int m, int n, int k);
     /* out (cols x rows) = transpose of in (rows x cols) */
@@ -56,24 +59,47 @@ typedef struct cuk_backend {
     /* Copy a rows x cols block between row-major buffers with leading
      * dimensions sld and dld (in elements): slicing and concatenation. */
     int (*copy2d)(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols);
+} cuk_ops;
+
+/* The modes in ladder order; the table in modes.c has one row each. */
+typedef enum { MODE_CPU, MODE_BLAS, MODE_NAIVE, MODE_TILED, MODE_FAST, MODE_CUBLAS, MODE_COUNT } cuk_mode_id;
+
+/* What a mode needs from the machine to be usable. */
+typedef enum { NEEDS_HOST, NEEDS_BLAS, NEEDS_GPU } cuk_needs;
+
+typedef struct cuk_backend {
+    cuk_mode_id id;
+    const char *name;
+    cuk_mode_id base;      /* where its empty entries come from (itself: none) */
+    cuk_needs needs;
+    int reference;         /* the mode speedups are measured against */
+    const char *unwritten; /* not NULL: listed, but its kernels are still to come */
+    const char *summary;   /* one line for `modes` and `help modes` */
+    cuk_ops ops;
 } cuk_backend;
 
-/* The table, in ladder order: cpu, blas, naive, tiled, fast, cublas. */
-extern const cuk_backend *const cuk_backends[];
-extern const int cuk_nbackends;
+/* 1 if buffers are device pointers. */
+static inline int mode_on_device(const cuk_backend *m) { return m->needs == NEEDS_GPU; }
 
-const cuk_backend *cuk_backend_find(const char *name);
+/* The resolved row of a mode (every entry filled from its base chain). */
+const cuk_backend *mode_get(cuk_mode_id id);
+/* By name; NULL if there is no such mode. */
+const cuk_backend *mode_find(const char *name);
+/* The reference mode (cpu). */
+const cuk_backend *mode_reference(void);
+/* 1 if usable now; otherwise 0 and *why says why not. */
+int mode_available(const cuk_backend *m, const char **why);
 
-/* The backends each .c/.cu file defines. */
-extern const cuk_backend cuk_backend_cpu;
-extern const cuk_backend cuk_backend_blas;
-extern const cuk_backend cuk_backend_naive;
-extern const cuk_backend cuk_backend_tiled;
-extern const cuk_backend cuk_backend_fast;
-extern const cuk_backend cuk_backend_cublas;
+/* The mode whose op is running: the engine sets it around every backend
+ * call, so a launch is recorded under the mode that asked for it, also when
+ * the kernel is borrowed from another mode. */
+void mode_enter(const cuk_backend *m);
+const cuk_backend *mode_running(void);
 
-/* Which BLAS the blas mode was built against, for `modes` and `info`. */
-const char *cuk_blas_name(void);
+/* Which BLAS mode blas was built against and its threads, for `modes` and
+ * `info`; 0 and *why if none was linked. */
+const char *blas_describe(void);
+int blas_linked(const char **why);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
-#include "kernels/cpu.h"
+#include "kernels/entries.h"
 
 #ifdef CUK_HAVE_BLAS
 #include <cblas.h>
@@ -19,7 +19,7 @@ static int panel_rows(int n, int k)
     return rows < 64 ? 64 : rows > 1e9 ? 1000000000 : (int)rows;
 }
 
-static int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     int step = panel_rows(n, k);
     for (int i = 0; i < m; i += step) {
@@ -37,7 +37,7 @@ static int blas_matmul(float *c, const float *a, const float *b, int m, int n, i
 
 /* dsdot: float inputs, double accumulation. sdot's float sum is off by 3e-3
  * over 2^28 elements; this matches the other modes. */
-static int blas_dot(float *out, const float *x, const float *y, size_t n)
+int blas_dot(float *out, const float *x, const float *y, size_t n)
 {
     double acc = 0;
     for (size_t i = 0; i < n; i += PIECE)
@@ -46,7 +46,7 @@ static int blas_dot(float *out, const float *x, const float *y, size_t n)
     return 0;
 }
 
-static int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
+int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
     if (op != CUK_RED_NORM)
         return cpu_reduce(op, out, in, n);
@@ -59,9 +59,9 @@ static int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
     return 0;
 }
 
-static int blas_available(const char **why) { return 1; }
+int blas_linked(const char **why) { return 1; }
 
-const char *cuk_blas_name(void)
+const char *blas_describe(void)
 {
 #ifdef CUK_OPENBLAS
     static char name[64];
@@ -72,38 +72,13 @@ const char *cuk_blas_name(void)
 #endif
 }
 
-#define BLAS_MATMUL blas_matmul
-#define BLAS_DOT blas_dot
-#define BLAS_REDUCE blas_reduce
-
 #else /* no BLAS at build time: the mode is listed but unavailable */
 
-static int blas_available(const char **why)
+int blas_linked(const char **why)
 {
     *why = "cuk was built without a BLAS library (install libopenblas-dev and rebuild)";
     return 0;
 }
 
-const char *cuk_blas_name(void) { return "no BLAS (not built with one)"; }
-
-#define BLAS_MATMUL cpu_matmul
-#define BLAS_DOT cpu_dot
-#define BLAS_REDUCE cpu_reduce
+const char *blas_describe(void) { return "no BLAS (not built with one)"; }
 #endif
-
-const cuk_backend cuk_backend_blas = {
-    .name = "blas",
-    .summary = "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
-    .on_device = 0,
-    .available = blas_available,
-    .matmul = BLAS_MATMUL,
-    .transpose = cpu_transpose,
-    .ewise = cpu_ewise,
-    .unary = cpu_unary,
-    .reduce = BLAS_REDUCE,
-    .dot = BLAS_DOT,
-    .fill = cpu_fill,
-    .eye = cpu_eye,
-    .random = cpu_random,
-    .copy2d = cpu_copy2d,
-};

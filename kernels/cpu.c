@@ -2,7 +2,7 @@
  * classic lectures time, so the matrix product is the textbook i-j-k triple
  * loop; reductions accumulate in double so that the baseline is also a
  * trustworthy reference. Long loops poll for Ctrl-C between rows or chunks. */
-#include "kernels/cpu.h"
+#include "kernels/entries.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,8 +12,6 @@
 #include "kernels/philox.h"
 
 #define CHUNK ((size_t)1 << 20) /* elements between interrupt checks */
-
-int cpu_available(const char **why) { return 1; }
 
 /* c (m x n) = a (m x k) @ b (k x n). Element (i, j) is the dot product of
  * row i of a and column j of b; walking b down a column strides n floats,
@@ -154,20 +152,3 @@ int cpu_copy2d(float *dst, size_t dld, const float *src, size_t sld, int rows, i
         memcpy(dst + i * dld, src + i * sld, (size_t)cols * sizeof *dst);
     return 0;
 }
-
-const cuk_backend cuk_backend_cpu = {
-    .name = "cpu",
-    .summary = "textbook triple loop on one host thread: the lecture baseline",
-    .on_device = 0,
-    .available = cpu_available,
-    .matmul = cpu_matmul,
-    .transpose = cpu_transpose,
-    .ewise = cpu_ewise,
-    .unary = cpu_unary,
-    .reduce = cpu_reduce,
-    .dot = cpu_dot,
-    .fill = cpu_fill,
-    .eye = cpu_eye,
-    .random = cpu_random,
-    .copy2d = cpu_copy2d,
-};

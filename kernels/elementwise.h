@@ -1,7 +1,8 @@
 /* elementwise.h - what one element of an elementwise or unary op computes,
- * written once for the host modes (cpu.c) and the device (gpu_common.cu) so
- * that every mode has the same semantics: NaN wins in min and max, as in
- * NumPy's minimum and maximum (fminf/fmaxf would drop it). */
+ * expanded from the lists in oplist.h once for the host modes (cpu.c) and
+ * the device (gpu_common.cu), so that every mode has the same semantics:
+ * NaN wins in min and max, as in NumPy's minimum and maximum (fminf/fmaxf
+ * would drop it). */
 #ifndef CUK_ELEMENTWISE_H
 #define CUK_ELEMENTWISE_H
 
@@ -18,27 +19,34 @@
 ELEMENTWISE_FN float cuk_min_nan(float x, float y) { return (x < y || x != x) ? x : y; }
 ELEMENTWISE_FN float cuk_max_nan(float x, float y) { return (x > y || x != x) ? x : y; }
 
+/* Every operation has its case; an op outside the enum gives NaN, never a
+ * plausible number. */
 ELEMENTWISE_FN float cuk_ewise_one(cuk_ewop op, float x, float y)
 {
     switch (op) {
-    case CUK_EW_ADD: return x + y;
-    case CUK_EW_SUB: return x - y;
-    case CUK_EW_MUL: return x * y;
-    case CUK_EW_DIV: return x / y;
-    case CUK_EW_MIN: return cuk_min_nan(x, y);
-    default: return cuk_max_nan(x, y);
+#define EW_CASE(id, name, usage, expr) \
+    case CUK_EW_##id:                  \
+        return expr;
+        CUK_EWISE_OPS(EW_CASE)
+#undef EW_CASE
+    case CUK_EW_COUNT:
+        break;
     }
+    return NAN;
 }
 
-/* sqrtf and expf are the accurate ones on the device: no fast math. */
 ELEMENTWISE_FN float cuk_unary_one(cuk_unop op, float x)
 {
     switch (op) {
-    case CUK_UN_NEG: return -x;
-    case CUK_UN_ABS: return fabsf(x);
-    case CUK_UN_SQRT: return sqrtf(x);
-    default: return expf(x);
+#define UN_CASE(id, name, usage, expr) \
+    case CUK_UN_##id:                  \
+        return expr;
+        CUK_UNARY_OPS(UN_CASE)
+#undef UN_CASE
+    case CUK_UN_COUNT:
+        break;
     }
+    return NAN;
 }
 
 #endif

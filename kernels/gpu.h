@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+struct cuk_backend;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,7 +66,6 @@ double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to);
 
 /* What `kernels` prints: one row per kernel a mode launched. */
 typedef struct {
-    const char *mode;        /* "naive", "tiled", "cublas", or "shared" */
     const char *name;
     unsigned grid[3], block[3];
     size_t dyn_smem;
@@ -74,8 +75,9 @@ typedef struct {
     int launches;            /* since start */
 } gpu_kernel_row;
 
-/* Fill up to cap rows for mode (shared kernels included); returns the count. */
-int gpu_kernel_rows(const char *mode, gpu_kernel_row *rows, int cap);
+/* Fill up to cap rows for the kernels mode launched, its borrowed ones
+ * included; returns the count. */
+int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,11 @@
 /* gpu_common.cu - the kernels every GPU mode shares because they make no
  * lecture point: elementwise and unary ops, fill, eye, and 2-D block copies.
  * All are memory-bound grid-stride loops with 64-bit indices. */
-#include "kernels/elementwise.h"
 #include "kernels/gpu_internal.h"
 
 #include <math.h>
+
+#include "kernels/elementwise.h"
 
 /* One operand: the broadcast value is read once per thread, not per element. */
 static __device__ __forceinline__ float scalar_of(cuk_arg a)
@@ -51,7 +52,7 @@ extern "C" int gpu_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n
 {
     if (n == 0)
         return 0;
-    GPU_LAUNCH("shared", "ewise_kernel", ewise_kernel, gpu_grid_1d(n), GPU_THREADS, 0, op, out, a, b, n);
+    GPU_LAUNCH(ewise_kernel, gpu_grid_1d(n), GPU_THREADS, 0, op, out, a, b, n);
     return 0;
 }
 
@@ -59,7 +60,7 @@ extern "C" int gpu_unary(cuk_unop op, float *out, const float *in, size_t n)
 {
     if (n == 0)
         return 0;
-    GPU_LAUNCH("shared", "unary_kernel", unary_kernel, gpu_grid_1d(n), GPU_THREADS, 0, op, out, in, n);
+    GPU_LAUNCH(unary_kernel, gpu_grid_1d(n), GPU_THREADS, 0, op, out, in, n);
     return 0;
 }
 
@@ -67,7 +68,7 @@ extern "C" int gpu_fill(float *out, float v, size_t n)
 {
     if (n == 0)
         return 0;
-    GPU_LAUNCH("shared", "fill_kernel", fill_kernel, gpu_grid_1d(n), GPU_THREADS, 0, out, v, n);
+    GPU_LAUNCH(fill_kernel, gpu_grid_1d(n), GPU_THREADS, 0, out, v, n);
     return 0;
 }
 
@@ -79,7 +80,7 @@ extern "C" int gpu_eye(float *out, int rows, int cols)
         return 0;
     size_t d = (size_t)(rows < cols ? rows : cols);
     GPU_CHECK(cudaMemsetAsync(out, 0, (size_t)rows * cols * sizeof(float), gpu_stream_handle()));
-    GPU_LAUNCH("shared", "diagonal_kernel", diagonal_kernel, gpu_grid_1d(d), GPU_THREADS, 0, out,
+    GPU_LAUNCH(diagonal_kernel, gpu_grid_1d(d), GPU_THREADS, 0, out,
                (size_t)cols, d);
     return 0;
 }

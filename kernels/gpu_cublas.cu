@@ -2,7 +2,8 @@
  * true FP32 (no TF32 tensor cores): the product (through cublasLt, the
  * engine under cublasSgemm), Sgeam (transpose) and Sdot.
  * cuBLAS has no plain sum, min or max (Sasum sums |x|, Isamax finds the
- * largest |x|), so the reductions run the tiled mode's tree reduction. */
+ * largest |x|), and Snrm2 returns inf rather than NaN for a vector holding a
+ * NaN, so the reductions come from the tiled mode through the table. */
 #include "kernels/gpu_internal.h"
 
 #include <string.h>
@@ -126,7 +127,7 @@ static lt_plan *plan_for(int m, int n, int k)
     return p;
 }
 
-static int cublas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+extern "C" int cublas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     const float one = 1.0f, zero = 0.0f;
     lt_plan *p = plan_for(m, n, k);
@@ -134,14 +135,14 @@ static int cublas_matmul(float *c, const float *a, const float *b, int m, int n,
         return -1;
     CUBLAS_CHECK(cublasLtMatmul(lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
                                 lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
-    gpu_count_call("cublas", "cublasLtMatmul (library kernels)");
+    gpu_count_call("cublasLtMatmul (library kernels)");
     return 0;
 }
 
 /* Row-major in (rows x cols) is column-major (cols x rows), leading dimension
  * cols; out (cols x rows row-major) is column-major (rows x cols), leading
  * dimension rows. geam computes out = 1 * in^T + 0 * out. */
-static int cublas_transpose(float *out, const float *in, int rows, int cols)
+extern "C" int cublas_transpose(float *out, const float *in, int rows, int cols)
 {
     const float one = 1.0f, zero = 0.0f;
     cublasHandle_t h = get_handle();
@@ -150,13 +151,13 @@ static int cublas_transpose(float *out, const float *in, int rows, int cols)
     CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out, rows,
                              out, rows));
-    gpu_count_call("cublas", "cublasSgeam (library kernels)");
+    gpu_count_call("cublasSgeam (library kernels)");
     return 0;
 }
 
 /* Device pointer mode: the result is written to out on the device and the
  * host does not wait for it. The _64 forms take n past 2^31. */
-static int cublas_dot(float *out, const float *x, const float *y, size_t n)
+extern "C" int cublas_dot(float *out, const float *x, const float *y, size_t n)
 {
     if (n == 0)
         return 0;
@@ -165,35 +166,6 @@ static int cublas_dot(float *out, const float *x, const float *y, size_t n)
         return -1;
     CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
     CUBLAS_CHECK(cublasSdot_64(h, (int64_t)n, x, 1, y, 1, out));
-    gpu_count_call("cublas", "cublasSdot (library kernels)");
+    gpu_count_call("cublasSdot (library kernels)");
     return 0;
 }
-
-/* Only the norm has a cuBLAS routine, Snrm2, and it returns inf rather than
- * NaN for a vector holding a NaN; so every reduction runs the tree. */
-static int cublas_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    return gpu_tree_reduce("cublas", op, out, in, n);
-}
-
-static int cublas_available(const char **why)
-{
-    return gpu_usable(why);
-}
-
-extern "C" const cuk_backend cuk_backend_cublas = {
-    "cublas",
-    "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
-    1,
-    cublas_available,
-    cublas_matmul,
-    cublas_transpose,
-    gpu_ewise,
-    gpu_unary,
-    cublas_reduce,
-    cublas_dot,
-    gpu_fill,
-    gpu_eye,
-    gpu_random,
-    gpu_copy2d,
-};

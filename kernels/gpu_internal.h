@@ -1,13 +1,13 @@
 /* gpu_internal.h - what the CUDA files share and the engine never sees: error
- * checks, checked and recorded kernel launches, the stream, device scratch,
- * and the ops several GPU modes point their tables at. Include from .cu only. */
+ * checks, checked and recorded kernel launches, the stream and device
+ * scratch. Include from .cu only. */
 #ifndef CUK_GPU_INTERNAL_H
 #define CUK_GPU_INTERNAL_H
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
-#include "kernels/backend.h"
+#include "kernels/entries.h"
 #include "kernels/gpu.h"
 
 /* Threads per block of the 1-D kernels (elementwise, reductions). */
@@ -25,13 +25,13 @@ int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *file, int l
 /* The engine's one stream: every copy, kernel and cuBLAS call goes on it. */
 cudaStream_t gpu_stream_handle(void);
 
-/* Record a launch of `func` for the `kernels` command and check it with
- * cudaGetLastError: 0, or -1 with the error set. mode is "naive", "tiled",
- * "cublas" or "shared"; mode and name must be string literals. */
-int gpu_launched(const char *mode, const char *name, const void *func, dim3 grid, dim3 block,
-                 size_t smem, const char *file, int line);
+/* Record a launch of `func` named `name` (a string literal) under the mode
+ * that is running (mode_running), for the `kernels` command, and check it
+ * with cudaGetLastError: 0, or -1 with the error set. */
+int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size_t smem, const char *file,
+                 int line);
 /* Count a library call (cuBLAS) that launches kernels we cannot name. */
-void gpu_count_call(const char *mode, const char *name);
+void gpu_count_call(const char *name);
 
 /* Achievable blocks per SM of func at this block size (occupancy API), >= 1;
  * or -1 with the error set. */
@@ -44,22 +44,6 @@ int gpu_sm_count(void);
 /* A device buffer of at least `bytes` that lives for the session (reduction
  * partials and accumulators). Grows only when too small; never freed per op. */
 int gpu_scratch(void **p, size_t bytes);
-
-/* Shared ops (gpu_common.cu, gpu_random.cu): same contracts as backend.h. */
-int gpu_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n);
-int gpu_unary(cuk_unop op, float *out, const float *in, size_t n);
-int gpu_fill(float *out, float v, size_t n);
-int gpu_eye(float *out, int rows, int cols);
-int gpu_random(cuk_dist dist, float *out, size_t n, uint64_t seed, uint64_t stream);
-int gpu_copy2d(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols);
-
-/* The tiled mode's kernels, which other modes borrow (gpu_tiled.cu). The
- * tree reduction takes the mode it runs for, so `kernels` lists its launches
- * under that mode. */
-int gpu_tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k);
-int gpu_tiled_transpose(float *out, const float *in, int rows, int cols);
-int gpu_tree_reduce(const char *mode, cuk_redop op, float *out, const float *in, size_t n);
-int gpu_tree_dot(const char *mode, float *out, const float *x, const float *y, size_t n);
 
 }
 
@@ -86,16 +70,16 @@ static inline unsigned gpu_cdiv(long long n, int per)
     } while (0)
 
 /* Launch kernel<<<grid, block, smem>>> on the engine stream, record it under
- * (mode, name) and check it; returns -1 from the enclosing function if the
- * launch failed. */
-#define GPU_LAUNCH(mode, name, kernel, grid, block, smem, ...)                     \
-    do {                                                                           \
-        dim3 gpu_grid_ = (grid), gpu_block_ = (block);                             \
-        size_t gpu_smem_ = (smem);                                                 \
+ * the kernel's own name and check it; returns -1 from the enclosing function
+ * if the launch failed. */
+#define GPU_LAUNCH(kernel, grid, block, smem, ...)                                      \
+    do {                                                                                \
+        dim3 gpu_grid_ = (grid), gpu_block_ = (block);                                  \
+        size_t gpu_smem_ = (smem);                                                      \
         kernel<<<gpu_grid_, gpu_block_, gpu_smem_, gpu_stream_handle()>>>(__VA_ARGS__); \
-        if (gpu_launched(mode, name, (const void *)(kernel), gpu_grid_, gpu_block_,  \
-                         gpu_smem_, __FILE__, __LINE__) != 0)                      \
-            return -1;                                                             \
+        if (gpu_launched(#kernel, (const void *)(kernel), gpu_grid_, gpu_block_, gpu_smem_, __FILE__, \
+                         __LINE__) != 0)                                                \
+            return -1;                                                                  \
     } while (0)
 
 #endif

@@ -33,14 +33,14 @@ static __global__ void matmul_naive(float *c, const float *a, const float *b, in
 
 /* gridDim.y stops at 65535 blocks, so very tall products go in bands of rows:
  * rows i0.. of c need only rows i0.. of a. */
-static int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+extern "C" int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     const int band = GPU_MAX_GRID_Y * BLOCK;
     dim3 block(BLOCK, BLOCK);
     for (size_t i0 = 0; i0 < (size_t)m; i0 += band) {
         int rows = m - (int)i0 < band ? m - (int)i0 : band;
         dim3 grid(gpu_cdiv(n, BLOCK), gpu_cdiv(rows, BLOCK));
-        GPU_LAUNCH("naive", "matmul_naive", matmul_naive, grid, block, 0,
+        GPU_LAUNCH(matmul_naive, grid, block, 0,
                    c + i0 * n, a + i0 * k, b, rows, n, k);
     }
     return 0;
@@ -59,14 +59,14 @@ static __global__ void transpose_naive(float *out, const float *in, int rows, in
         out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
 }
 
-static int naive_transpose(float *out, const float *in, int rows, int cols)
+extern "C" int naive_transpose(float *out, const float *in, int rows, int cols)
 {
     const int band = GPU_MAX_GRID_Y * TR_Y;
     dim3 block(TR_X, TR_Y);
     for (size_t r0 = 0; r0 < (size_t)rows; r0 += band) {
         int n = rows - (int)r0 < band ? rows - (int)r0 : band;
         dim3 grid(gpu_cdiv(cols, TR_X), gpu_cdiv(n, TR_Y));
-        GPU_LAUNCH("naive", "transpose_naive", transpose_naive, grid, block, 0, out, in, rows, cols,
+        GPU_LAUNCH(transpose_naive, grid, block, 0, out, in, rows, cols,
                    (int)r0);
     }
     return 0;
@@ -159,10 +159,11 @@ static __global__ void naive_finish(float *out, const naive_acc *acc, cuk_redop 
     case CUK_RED_NORM: *out = (float)sqrt(acc->sum); break;
     case CUK_RED_MIN:
     case CUK_RED_MAX: *out = key_value(acc->key); break;
+    case CUK_RED_COUNT: *out = NAN; break;
     }
 }
 
-static int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
+extern "C" int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
     if (n == 0)
         return 0;
@@ -171,47 +172,25 @@ static int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
         return -1;
     int is_max = op == CUK_RED_MAX;
     unsigned grid = gpu_grid_1d(n);
-    GPU_LAUNCH("naive", "naive_reset", naive_reset, 1, 1, 0, acc, is_max);
+    GPU_LAUNCH(naive_reset, 1, 1, 0, acc, is_max);
     if (op == CUK_RED_MIN || op == CUK_RED_MAX)
-        GPU_LAUNCH("naive", "minmax_naive", minmax_naive, grid, GPU_THREADS, 0, in, n, is_max, acc);
+        GPU_LAUNCH(minmax_naive, grid, GPU_THREADS, 0, in, n, is_max, acc);
     else
-        GPU_LAUNCH("naive", "sum_naive", sum_naive, grid, GPU_THREADS, 0, in, n,
+        GPU_LAUNCH(sum_naive, grid, GPU_THREADS, 0, in, n,
                    op == CUK_RED_NORM, acc);
-    GPU_LAUNCH("naive", "naive_finish", naive_finish, 1, 1, 0, out, acc, op, n);
+    GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, op, n);
     return 0;
 }
 
-static int naive_dot(float *out, const float *x, const float *y, size_t n)
+extern "C" int naive_dot(float *out, const float *x, const float *y, size_t n)
 {
     if (n == 0)
         return 0;
     naive_acc *acc;
     if (gpu_scratch((void **)&acc, sizeof *acc) != 0)
         return -1;
-    GPU_LAUNCH("naive", "naive_reset", naive_reset, 1, 1, 0, acc, 0);
-    GPU_LAUNCH("naive", "dot_naive", dot_naive, gpu_grid_1d(n), GPU_THREADS, 0, x, y, n, acc);
-    GPU_LAUNCH("naive", "naive_finish", naive_finish, 1, 1, 0, out, acc, CUK_RED_SUM, n);
+    GPU_LAUNCH(naive_reset, 1, 1, 0, acc, 0);
+    GPU_LAUNCH(dot_naive, gpu_grid_1d(n), GPU_THREADS, 0, x, y, n, acc);
+    GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, CUK_RED_SUM, n);
     return 0;
 }
-
-static int naive_available(const char **why)
-{
-    return gpu_usable(why);
-}
-
-extern "C" const cuk_backend cuk_backend_naive = {
-    "naive",
-    "GPU: one thread per output element, global memory only",
-    1,
-    naive_available,
-    naive_matmul,
-    naive_transpose,
-    gpu_ewise,
-    gpu_unary,
-    naive_reduce,
-    naive_dot,
-    gpu_fill,
-    gpu_eye,
-    gpu_random,
-    gpu_copy2d,
-};

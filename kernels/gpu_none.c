@@ -1,10 +1,9 @@
 /* gpu_none.c - kernels/gpu.h for a build without CUDA: there is never a
- * device. The GPU modes stay in the table so `modes` can list them, each
- * saying why it is unavailable. */
+ * device, so the GPU modes of the table (modes.c) are listed as unavailable
+ * with this file's reason, and their ops are never called. */
 #include <stddef.h>
 
 #include "base/error.h"
-#include "kernels/backend.h"
 #include "kernels/gpu.h"
 
 #define NO_CUDA "cuk was built without CUDA (nvcc not found at build time)"
@@ -49,33 +48,4 @@ gpu_mark *gpu_mark_new(void) { return NULL; }
 int gpu_mark_record(gpu_mark *m) { return 0; }
 double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to) { return -1.0; }
 
-int gpu_kernel_rows(const char *mode, gpu_kernel_row *rows, int cap) { return 0; }
-
-static int none_available(const char **why)
-{
-    return gpu_usable(why);
-}
-
-/* The ops of every GPU mode in this build: each fails. available() says no
- * first, so the engine never calls them; they exist so that no table entry
- * is NULL. */
-static int off_matmul(float *c, const float *a, const float *b, int m, int n, int k) { return no_cuda(); }
-static int off_transpose(float *out, const float *in, int rows, int cols) { return no_cuda(); }
-static int off_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n) { return no_cuda(); }
-static int off_unary(cuk_unop op, float *out, const float *in, size_t n) { return no_cuda(); }
-static int off_reduce(cuk_redop op, float *out, const float *in, size_t n) { return no_cuda(); }
-static int off_dot(float *out, const float *x, const float *y, size_t n) { return no_cuda(); }
-static int off_fill(float *out, float v, size_t n) { return no_cuda(); }
-static int off_eye(float *out, int rows, int cols) { return no_cuda(); }
-static int off_random(cuk_dist d, float *out, size_t n, uint64_t seed, uint64_t stream) { return no_cuda(); }
-static int off_copy2d(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols) { return no_cuda(); }
-
-#define OFF_BACKEND(id, summary)                                                           \
-    const cuk_backend cuk_backend_##id = {#id, summary, 1, none_available, off_matmul, off_transpose, \
-                                          off_ewise, off_unary, off_reduce, off_dot, off_fill,      \
-                                          off_eye, off_random, off_copy2d}
-
-OFF_BACKEND(naive, "GPU: one thread per output element, global memory only");
-OFF_BACKEND(tiled, "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)");
-OFF_BACKEND(fast, "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)");
-OFF_BACKEND(cublas, "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree");
+int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap) { return 0; }

@@ -25,7 +25,7 @@ extern "C" int gpu_random(cuk_dist dist, float *out, size_t n, uint64_t seed, ui
     if (n == 0)
         return 0;
     size_t blocks = (n + 3) / 4;
-    GPU_LAUNCH("shared", "random_kernel", random_kernel, gpu_grid_1d(blocks), GPU_THREADS, 0,
+    GPU_LAUNCH(random_kernel, gpu_grid_1d(blocks), GPU_THREADS, 0,
                dist == CUK_RAND_NORMAL, out, n, seed, stream);
     return 0;
 }

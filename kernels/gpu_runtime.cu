@@ -1,12 +1,13 @@
 /* gpu_runtime.cu - the engine's view of the CUDA device (kernels/gpu.h):
  * discovery, memory, copies, the stream, event marks, and the record of every
  * kernel launch; plus the error and launch helpers of gpu_internal.h. */
-#include "base/error.h"
 #include "kernels/gpu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/error.h"
 
 /* --- device state --------------------------------------------------------- */
 
@@ -211,7 +212,8 @@ extern "C" int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *
 /* --- launch records (the `kernels` command) ---------------------------------- */
 
 typedef struct {
-    const char *mode, *name;
+    const cuk_backend *mode;   /* the mode that launched it */
+    const char *name;
     const void *func;          /* NULL for library calls */
     dim3 grid, block;
     size_t smem;
@@ -222,21 +224,23 @@ typedef struct {
 static launch_record records[MAX_RECORDS];
 static int nrecords;
 
-static launch_record *record_for(const char *mode, const char *name)
+static launch_record *record_for(const char *name, const void *func)
 {
+    const cuk_backend *mode = mode_running();
     for (int i = 0; i < nrecords; i++)
-        if (strcmp(records[i].mode, mode) == 0 && strcmp(records[i].name, name) == 0)
+        if (records[i].mode == mode && records[i].func == func && strcmp(records[i].name, name) == 0)
             return &records[i];
     if (nrecords == MAX_RECORDS)
         return NULL;
     launch_record *r = &records[nrecords++];
     r->mode = mode;
     r->name = name;
+    r->func = func;
     return r;
 }
 
-extern "C" int gpu_launched(const char *mode, const char *name, const void *func, dim3 grid,
-                            dim3 block, size_t smem, const char *file, int line)
+extern "C" int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size_t smem,
+                            const char *file, int line)
 {
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) {
@@ -244,9 +248,8 @@ extern "C" int gpu_launched(const char *mode, const char *name, const void *func
         snprintf(call, sizeof call, "launch of %s", name);
         return gpu_fail(err, call, file, line);
     }
-    launch_record *r = record_for(mode, name);
+    launch_record *r = record_for(name, func);
     if (r) {
-        r->func = func;
         r->grid = grid;
         r->block = block;
         r->smem = smem;
@@ -255,9 +258,9 @@ extern "C" int gpu_launched(const char *mode, const char *name, const void *func
     return 0;
 }
 
-extern "C" void gpu_count_call(const char *mode, const char *name)
+extern "C" void gpu_count_call(const char *name)
 {
-    launch_record *r = record_for(mode, name);
+    launch_record *r = record_for(name, NULL);
     if (r)
         r->launches++;
 }
@@ -280,16 +283,15 @@ static void describe(const launch_record *r, gpu_kernel_row *row)
     row->blocks_per_sm = blocks;
 }
 
-extern "C" int gpu_kernel_rows(const char *mode, gpu_kernel_row *rows, int cap)
+extern "C" int gpu_kernel_rows(const cuk_backend *mode, gpu_kernel_row *rows, int cap)
 {
     int count = 0;
     for (int i = 0; i < nrecords && count < cap; i++) {
         const launch_record *r = &records[i];
-        if (mode && strcmp(r->mode, mode) != 0 && strcmp(r->mode, "shared") != 0)
+        if (r->mode != mode)
             continue;
         gpu_kernel_row *row = &rows[count++];
         memset(row, 0, sizeof *row);
-        row->mode = r->mode;
         row->name = r->name;
         if (r->func) {
             row->grid[0] = r->grid.x, row->grid[1] = r->grid.y, row->grid[2] = r->grid.z;

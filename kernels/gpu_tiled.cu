@@ -2,10 +2,12 @@
  * block staging its data in shared memory so that global memory is read once
  * per tile instead of once per use. Every edge is handled: no size needs to be
  * a multiple of a tile. */
-#include "kernels/elementwise.h"
 #include "kernels/gpu_internal.h"
 
 #include <math.h>
+
+#include "base/error.h"
+#include "kernels/elementwise.h"
 
 #define TILE 16     /* matmul: 16 x 16 threads compute a 16 x 16 tile of C */
 #define TR_TILE 32  /* transpose: 32 x 32 tiles ... */
@@ -42,14 +44,14 @@ static __global__ void matmul_tiled(float *c, const float *a, const float *b, in
 }
 
 /* Bands of rows, as in gpu_naive.cu: gridDim.y stops at 65535. */
-extern "C" int gpu_tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+extern "C" int tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     const int band = GPU_MAX_GRID_Y * TILE;
     dim3 block(TILE, TILE);
     for (size_t i0 = 0; i0 < (size_t)m; i0 += band) {
         int rows = m - (int)i0 < band ? m - (int)i0 : band;
         dim3 grid(gpu_cdiv(n, TILE), gpu_cdiv(rows, TILE));
-        GPU_LAUNCH("tiled", "matmul_tiled", matmul_tiled, grid, block, 0,
+        GPU_LAUNCH(matmul_tiled, grid, block, 0,
                    c + i0 * n, a + i0 * k, b, rows, n, k);
     }
     return 0;
@@ -79,14 +81,14 @@ static __global__ void transpose_tiled(float *out, const float *in, int rows, in
             out[(size_t)(bx + r) * rows + y] = tile[threadIdx.x][r];
 }
 
-extern "C" int gpu_tiled_transpose(float *out, const float *in, int rows, int cols)
+extern "C" int tiled_transpose(float *out, const float *in, int rows, int cols)
 {
     const int band = GPU_MAX_GRID_Y * TR_TILE;
     dim3 block(TR_TILE, TR_ROWS);
     for (size_t r0 = 0; r0 < (size_t)rows; r0 += band) {
         int n = rows - (int)r0 < band ? rows - (int)r0 : band;
         dim3 grid(gpu_cdiv(cols, TR_TILE), gpu_cdiv(n, TR_TILE));
-        GPU_LAUNCH("tiled", "transpose_tiled", transpose_tiled, grid, block, 0, out, in, rows, cols,
+        GPU_LAUNCH(transpose_tiled, grid, block, 0, out, in, rows, cols,
                    (int)r0);
     }
     return 0;
@@ -159,7 +161,7 @@ template <int K> static __device__ __forceinline__ float term(float x)
  * leaves the memory idle much of the time (on an H200: 2.5 TB/s that way,
  * 4.3 TB/s like this, which is what a plain copy reaches). */
 template <int K>
-static __global__ void reduce_tree(const float *in, size_t n, float *out, int fin, size_t count)
+static __device__ __forceinline__ void reduce_tree(const float *in, size_t n, float *out, int fin, size_t count)
 {
     float acc = identity<K>();
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -174,6 +176,28 @@ static __global__ void reduce_tree(const float *in, size_t n, float *out, int fi
     acc = block_tree<K>(acc);
     if (threadIdx.x == 0)
         out[blockIdx.x] = finish(acc, fin, count);
+}
+
+/* The kernels, one per combining rule, so that each has its own name in
+ * `kernels` and in a profiler. */
+static __global__ void reduce_sum(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_SUM>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_SUMSQ>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_min(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_MIN>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_max(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_MAX>(in, n, out, fin, count);
 }
 
 /* The first pass of dot: the same, over the products x[i]*y[i]. */
@@ -191,113 +215,59 @@ static __global__ void dot_tree(const float *x, const float *y, size_t n, float 
         out[blockIdx.x] = acc;
 }
 
-static const char *const reduce_names[] = {
-    "reduce_tree<sum>", "reduce_tree<sumsq>", "reduce_tree<min>", "reduce_tree<max>",
-};
-
-/* Blocks for the first pass: as many as fit on the device at once (the
- * occupancy API, asked once per kernel), fewer if n is small. */
-static int first_pass_grid(const void *func, int *cached, size_t n, unsigned *grid)
+/* Blocks for a first pass: as many as fit on the device at once (the
+ * occupancy API, asked once; every first-pass kernel has the same shape),
+ * fewer if n is small. The partials go to device scratch. */
+static int first_pass(size_t n, unsigned *grid, float **part)
 {
-    if (*cached == 0) {
-        int per_sm = gpu_blocks_per_sm(func, GPU_THREADS, 0);
+    static int full;
+    if (full == 0) {
+        int per_sm = gpu_blocks_per_sm((const void *)reduce_sum, GPU_THREADS, 0);
         if (per_sm < 0)
             return -1;
-        *cached = per_sm * gpu_sm_count();
+        full = per_sm * gpu_sm_count();
     }
     size_t need = (n + GPU_THREADS - 1) / GPU_THREADS;
-    *grid = (unsigned)(need < (size_t)*cached ? need : (size_t)*cached);
-    return 0;
+    *grid = (unsigned)(need < (size_t)full ? need : (size_t)full);
+    return gpu_scratch((void **)part, *grid * sizeof(float));
 }
 
-/* Partials for the first pass, in device scratch. */
-static int partials(float **p, unsigned grid)
-{
-    return gpu_scratch((void **)p, grid * sizeof(float));
-}
+/* Two passes: many blocks write one partial each, then one block folds the
+ * partials (a sum of squares folds as a plain sum) and applies fin. */
+#define TWO_PASSES(first, fold, fin)                                                                   \
+    do {                                                                                               \
+        GPU_LAUNCH(first, grid, GPU_THREADS, 0, in, n, part, FIN_NONE, n);                             \
+        GPU_LAUNCH(fold, 1, GPU_THREADS, 0, part, (size_t)grid, out, fin, n);                          \
+    } while (0)
 
-/* Second pass: one block folds the partials of a first pass that used the
- * combining kernel K2, and writes the result to out. */
-template <int K2>
-static int fold_partials(const char *mode, float *out, const float *part, unsigned grid, int fin,
-                         size_t count)
+extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
-    GPU_LAUNCH(mode, reduce_names[K2], reduce_tree<K2>, 1, GPU_THREADS, 0, part, (size_t)grid, out,
-               fin, count);
-    return 0;
-}
-
-/* First pass with kernel K, then the fold with K2 (sum of squares folds as a
- * plain sum). */
-template <int K, int K2>
-static int tree_reduce(const char *mode, float *out, const float *in, size_t n, int fin)
-{
-    static int cached;
     unsigned grid;
     float *part;
-    if (first_pass_grid((const void *)reduce_tree<K>, &cached, n, &grid) != 0 ||
-        partials(&part, grid) != 0)
-        return -1;
-    GPU_LAUNCH(mode, reduce_names[K], reduce_tree<K>, grid, GPU_THREADS, 0, in, n, part, FIN_NONE,
-               n);
-    return fold_partials<K2>(mode, out, part, grid, fin, n);
-}
-
-extern "C" int gpu_tree_reduce(const char *mode, cuk_redop op, float *out, const float *in, size_t n)
-{
     if (n == 0)
         return 0;
+    if (first_pass(n, &grid, &part) != 0)
+        return -1;
     switch (op) {
-    case CUK_RED_SUM: return tree_reduce<K_SUM, K_SUM>(mode, out, in, n, FIN_NONE);
-    case CUK_RED_MEAN: return tree_reduce<K_SUM, K_SUM>(mode, out, in, n, FIN_MEAN);
-    case CUK_RED_NORM: return tree_reduce<K_SUMSQ, K_SUM>(mode, out, in, n, FIN_SQRT);
-    case CUK_RED_MIN: return tree_reduce<K_MIN, K_MIN>(mode, out, in, n, FIN_NONE);
-    case CUK_RED_MAX: return tree_reduce<K_MAX, K_MAX>(mode, out, in, n, FIN_NONE);
+    case CUK_RED_SUM: TWO_PASSES(reduce_sum, reduce_sum, FIN_NONE); break;
+    case CUK_RED_MEAN: TWO_PASSES(reduce_sum, reduce_sum, FIN_MEAN); break;
+    case CUK_RED_NORM: TWO_PASSES(reduce_sumsq, reduce_sum, FIN_SQRT); break;
+    case CUK_RED_MIN: TWO_PASSES(reduce_min, reduce_min, FIN_NONE); break;
+    case CUK_RED_MAX: TWO_PASSES(reduce_max, reduce_max, FIN_NONE); break;
+    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
     }
     return 0;
 }
 
-extern "C" int gpu_tree_dot(const char *mode, float *out, const float *x, const float *y, size_t n)
+extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
 {
-    if (n == 0)
-        return 0;
-    static int cached;
     unsigned grid;
     float *part;
-    if (first_pass_grid((const void *)dot_tree, &cached, n, &grid) != 0 || partials(&part, grid) != 0)
+    if (n == 0)
+        return 0;
+    if (first_pass(n, &grid, &part) != 0)
         return -1;
-    GPU_LAUNCH(mode, "dot_tree", dot_tree, grid, GPU_THREADS, 0, x, y, n, part);
-    return fold_partials<K_SUM>(mode, out, part, grid, FIN_NONE, n);
+    GPU_LAUNCH(dot_tree, grid, GPU_THREADS, 0, x, y, n, part);
+    GPU_LAUNCH(reduce_sum, 1, GPU_THREADS, 0, part, (size_t)grid, out, FIN_NONE, n);
+    return 0;
 }
-
-static int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    return gpu_tree_reduce("tiled", op, out, in, n);
-}
-
-static int tiled_dot(float *out, const float *x, const float *y, size_t n)
-{
-    return gpu_tree_dot("tiled", out, x, y, n);
-}
-
-static int tiled_available(const char **why)
-{
-    return gpu_usable(why);
-}
-
-extern "C" const cuk_backend cuk_backend_tiled = {
-    "tiled",
-    "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
-    1,
-    tiled_available,
-    gpu_tiled_matmul,
-    gpu_tiled_transpose,
-    gpu_ewise,
-    gpu_unary,
-    tiled_reduce,
-    tiled_dot,
-    gpu_fill,
-    gpu_eye,
-    gpu_random,
-    gpu_copy2d,
-};

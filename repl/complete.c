@@ -47,15 +47,17 @@ static void add_variables(void)
 
 static void add_commands(void)
 {
-    for (int i = 0; i < CMD_COUNT; i++)
-        add(cmd_name((cmd_id)i));
-    add("exit");
+    for (int i = 0; i < CMD_COUNT; i++) {
+        add(cmd_get(i)->word);
+        if (cmd_get(i)->alias)
+            add(cmd_get(i)->alias);
+    }
 }
 
 static void add_modes(void)
 {
-    for (int i = 0; i < cuk_nbackends; i++)
-        add(cuk_backends[i]->name);
+    for (int i = 0; session_mode_at(i); i++)
+        add(session_mode_at(i));
 }
 
 static void add_topics(void)

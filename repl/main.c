@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/run.h"
 #include "engine/session.h"
 #include "repl/repl.h"
 
@@ -51,7 +52,7 @@ static void usage(FILE *f)
 /* Run non-interactive input; the exit status. */
 static int run_script(cuk_session *s, const char *file, const char *text)
 {
-    run_status st = text ? session_run(s, text, strlen(text), "-e", 1, 1) : session_run_file(s, file);
+    run_status st = text ? run_source(s, text, strlen(text), "-e", 1, 1) : run_file(s, file);
     if (st == RUN_ERROR && cuk_err_get()->kind != CUK_E_NONE) { /* the file itself could not be read */
         out_errorf("cuk: %s\n", cuk_err_get()->msg);
         cuk_err_clear();
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
         }
     }
     int interactive = !file && !text && isatty(0);
-    cuk_session *s = session_new(interactive);
+    cuk_session *s = session_new(interactive ? repl_frontend() : NULL);
     if (!s) {
         fprintf(stderr, "cuk: out of memory\n");
         return 1;

@@ -3,7 +3,7 @@
  * the bottom. Readline still does the editing, in callback mode: we hand it
  * the keys wgetch reads and draw its line buffer ourselves, so nothing it
  * does can scribble over the panel. Output reaches the screen only through
- * the engine's output sink, which this file points at the output window. */
+ * the REPL's front end, which sends it to the output window while the panel is up. */
 #define _XOPEN_SOURCE 700 /* wcwidth */
 
 #include "repl/panel.h"
@@ -24,10 +24,8 @@
 
 #include "base/fmt.h"
 #include "base/out.h"
-#include "engine/pool.h"
-#include "engine/print.h"
+#include "engine/snapshot.h"
 #include "engine/timing.h"
-#include "kernels/gpu.h"
 
 #define MIN_LINES 14
 #define MIN_COLS 60
@@ -84,7 +82,7 @@ static void keep_line(const char *s, size_t n)
     P.lines[slot] = copy;
 }
 
-static void sink_write(void *ud, out_channel ch, const char *s, size_t n)
+void panel_write(out_channel ch, const char *s, size_t n)
 {
     if (ch == OUT_ERROR)
         wattron(P.out, A_BOLD);
@@ -100,9 +98,9 @@ static void sink_write(void *ud, out_channel ch, const char *s, size_t n)
     }
 }
 
-static void sink_flush(void *ud) { wrefresh(P.out); }
+void panel_flush(void) { wrefresh(P.out); }
 
-static const out_sink panel_sink = {sink_write, sink_flush, NULL};
+int panel_columns(void) { return P.active ? getmaxx(P.out) : 0; }
 
 static void redraw_output(void)
 {
@@ -136,18 +134,18 @@ static void put_row(int row, int col, const char *fmt, ...)
 
 static void draw_title(int w)
 {
-    const char *why;
     char peak[48] = "", state[160];
-    const gpu_info *d = gpu_usable(&why) ? gpu_device() : NULL;
-    if (d)
-        snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d->peak_gflops / 1e3);
+    snap_device d;
+    snap_device_get(&d);
+    if (d.usable)
+        snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d.peak_gflops / 1e3);
     if (P.started_ms > 0)
         snprintf(state, sizeof state, "running %.1f s: %s", (timing_now_ms() - P.started_ms) / 1e3, P.running);
     else
         snprintf(state, sizeof state, "ready");
     wattron(P.top, A_REVERSE);
     mvwhline(P.top, 0, 0, ' ', w);
-    put_row(0, 0, " cuk | mode %s | %s%s | %s", P.s->mode->name, d ? d->name : "no GPU", peak, state);
+    put_row(0, 0, " cuk | mode %s | %s%s | %s", session_mode_name(P.s), d.usable ? d.name : "no GPU", peak, state);
     wattroff(P.top, A_REVERSE);
 }
 
@@ -155,31 +153,24 @@ static void draw_title(int w)
 static void draw_memory(int row, int w)
 {
     char a[32], b[32], c[32], t[32], h[32], bar[64];
-    size_t free_b = 0, total = 0;
-    pool_stats ps;
-    const char *why;
-    fmt_bytes(h, sizeof h, (double)mat_host_total());
-    int usable = gpu_usable(&why);
-    if (usable && gpu_mem_info(&free_b, &total) != 0) {
-        why = "its memory cannot be read";
-        usable = 0;
-        cuk_err_clear(); /* only the error gpu_mem_info just set */
-    }
-    if (!usable) {
-        put_row(row, 0, " memory: host %s held by matrices | no device (%s)", h, why);
+    snap_memory m;
+    snap_memory_get(&m);
+    fmt_bytes(h, sizeof h, (double)m.host_matrices);
+    if (!m.device) {
+        put_row(row, 0, " memory: host %s held by matrices | no device (%s)", h, m.why);
         return;
     }
-    pool_get_stats(&ps);
     int n = w >= 100 ? 40 : 20;
-    double used = (double)ps.requested / total, held = (double)ps.held / total, busy = 1.0 - (double)free_b / total;
+    double total = (double)m.dev_total, used = m.pool_in_use / total, held = m.pool_held / total,
+           busy = 1.0 - m.dev_free / total;
     for (int i = 0; i < n; i++) {
         double x = (i + 0.5) / n;
         bar[i] = x < used ? '#' : x < held ? '=' : x < busy ? '.' : ' ';
     }
     bar[n] = '\0';
     put_row(row, 0, " device [%s] matrices %s, pool %s, free %s of %s | host %s", bar,
-              fmt_bytes(a, sizeof a, (double)ps.requested), fmt_bytes(b, sizeof b, (double)ps.held),
-              fmt_bytes(c, sizeof c, (double)free_b), fmt_bytes(t, sizeof t, (double)total), h);
+            fmt_bytes(a, sizeof a, (double)m.pool_in_use), fmt_bytes(b, sizeof b, (double)m.pool_held),
+            fmt_bytes(c, sizeof c, (double)m.dev_free), fmt_bytes(t, sizeof t, total), h);
 }
 
 /* The op that took longest stands for the command. */
@@ -200,13 +191,13 @@ static void draw_command(int row, int w, const timing_cmd *c)
         snprintf(rate, sizeof rate, "(stopped)");
     if (op) {
         timing_rate(op, rate, sizeof rate);
-        double cpu = strcmp(op->mode, "cpu") ? timing_cpu_ms(op->op, op->shapes) : -1;
-        if (cpu > 0 && op->ms > 0)
-            snprintf(up, sizeof up, "%.1fx", cpu / op->ms);
+        double speedup = timing_speedup(op);
+        if (speedup > 0)
+            snprintf(up, sizeof up, "%.1fx", speedup);
     }
     fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
     int tw = w - 72 > 12 ? w - 72 : 12;
-    put_row(row, 0, "  %-*.*s %-6s %10s  %-30.30s %7s %9s", tw, tw, c->text, c->mode ? c->mode : "",
+    put_row(row, 0, "  %-*.*s %-6s %10s  %-30.30s %7s %9s", tw, tw, c->text, c->mode ? c->mode->name : "",
               fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
 }
 
@@ -343,7 +334,6 @@ static void layout(void)
     scrollok(P.out, TRUE);
     keypad(P.in, FALSE); /* readline decodes the escape sequences itself */
     wtimeout(P.in, 150);
-    print_set_width(cols);
 }
 
 static void redraw_all(void)
@@ -362,7 +352,7 @@ void panel_refresh(void)
     redraw_all();
 }
 
-static void tick(void)
+void panel_tick(void)
 {
     draw_title(getmaxx(P.top));
     wrefresh(P.top);
@@ -377,10 +367,8 @@ void panel_command_started(const char *text)
         if (*c == '\n')
             *c = ' ';
     P.started_ms = timing_now_ms();
-    tick();
+    panel_tick();
 }
-
-static void session_redraw(cuk_session *s) { panel_refresh(); }
 
 int panel_start(cuk_session *s)
 {
@@ -400,9 +388,6 @@ int panel_start(cuk_session *s)
     P.active = 1;
     s->panel_on = 1;
     layout();
-    out_set_sink(&panel_sink);
-    cuk_set_progress(tick);
-    s->after_cmd_hook = session_redraw;
     rl_redisplay_function = draw_input;
     rl_getc_function = next_key;
     rl_input_available_hook = key_waiting;
@@ -423,19 +408,13 @@ void panel_stop(void)
     rl_prep_term_function = rl_prep_terminal;
     rl_deprep_term_function = rl_deprep_terminal;
     rl_completion_display_matches_hook = NULL;
-    cuk_set_progress(NULL);
-    P.s->after_cmd_hook = NULL;
     P.s->panel_on = 0;
-    out_set_sink(NULL);
     delwin(P.top), delwin(P.out), delwin(P.in);
     P.top = P.out = P.in = NULL;
     endwin();
     delscreen(P.screen);
     P.screen = NULL;
     P.active = 0;
-    struct winsize ws;
-    if (ioctl(1, TIOCGWINSZ, &ws) == 0)
-        print_set_width(ws.ws_col);
 }
 
 /* A byte for readline; ncurses' own codes (KEY_RESIZE when it caught the
@@ -509,5 +488,9 @@ int panel_key_waiting(void) { return 0; }
 void panel_resize(void) {}
 void panel_refresh(void) {}
 void panel_command_started(const char *text) {}
+void panel_write(out_channel ch, const char *s, size_t n) {}
+void panel_flush(void) {}
+int panel_columns(void) { return 0; }
+void panel_tick(void) {}
 
 #endif

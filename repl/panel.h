@@ -4,13 +4,15 @@
 #ifndef CUK_PANEL_H
 #define CUK_PANEL_H
 
+#include "base/out.h"
 #include "engine/session.h"
 
 /* 1 if this terminal and build can show the panel; else 0 and *why. */
 int panel_available(const char **why);
 
-/* Take over the screen (output goes to the panel's output window) and hook
- * readline's display to it. 0, or -1 with the error set. */
+/* Take over the screen and hook readline's display to it. 0, or -1 with the
+ * error set. While the panel is up the REPL's front end sends output to
+ * panel_write. */
 int panel_start(cuk_session *s);
 /* Give the screen back; output goes to stdout again. */
 void panel_stop(void);
@@ -23,6 +25,13 @@ int panel_getch(void);
 int panel_key_waiting(void);
 /* The terminal changed size. */
 void panel_resize(void);
+/* The output window: text, flushing it, its width in columns (0 when the
+ * panel is down). */
+void panel_write(out_channel ch, const char *s, size_t n);
+void panel_flush(void);
+int panel_columns(void);
+/* Redraw the title (the running command's clock). */
+void panel_tick(void);
 /* Redraw everything (after a command). */
 void panel_refresh(void);
 /* A command starts: the panel shows it running, with the time, until the

@@ -16,7 +16,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
-#include "engine/print.h"
+#include "engine/run.h"
 #include "repl/panel.h"
 
 #ifdef CUK_HAVE_READLINE
@@ -57,27 +57,70 @@ static void install_signals(void)
     sigaction(SIGWINCH, &sa, NULL);
 }
 
-static void update_width(void)
+/* ---- the front end the engine talks to ---- */
+
+static void fe_write(void *ud, out_channel ch, const char *s, size_t n)
+{
+    if (panel_active())
+        panel_write(ch, s, n);
+    else
+        out_std_write(ch, s, n);
+}
+
+static void fe_flush(void *ud)
+{
+    if (panel_active())
+        panel_flush();
+    else
+        out_std_flush();
+}
+
+static int fe_columns(void *ud)
 {
     struct winsize ws;
-    if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        print_set_width(ws.ws_col);
+    if (panel_active())
+        return panel_columns();
+    return ioctl(1, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
+
+static int fe_progress(void *ud)
+{
+    if (!panel_active())
+        return 0;
+    panel_tick();
+    return 1;
+}
+
+static void fe_statement_done(void *ud) { panel_refresh(); }
+
+static int fe_panel(void *ud, int on);
+
+static const cuk_frontend frontend = {
+    .interactive = 1,
+    .write = fe_write,
+    .flush = fe_flush,
+    .columns = fe_columns,
+    .progress = fe_progress,
+    .panel = fe_panel,
+    .statement_done = fe_statement_done,
+};
+
+const cuk_frontend *repl_frontend(void) { return &frontend; }
 
 static const char *prompt(void)
 {
     static char p[64];
     if (R.len)
-        snprintf(p, sizeof p, "%*s ", (int)strlen(R.s->mode->name) + 5, "...");
+        snprintf(p, sizeof p, "%*s ", (int)strlen(session_mode_name(R.s)) + 5, "...");
     else
-        snprintf(p, sizeof p, "cuk[%s]> ", R.s->mode->name);
+        snprintf(p, sizeof p, "cuk[%s]> ", session_mode_name(R.s));
     return p;
 }
 
 static void banner(void)
 {
-    out_printf("cuk: mode %s (%s). `help` for help, Ctrl-D to leave.\n", R.s->mode->name,
-               R.s->mode->on_device ? "matrices stay on the GPU" : "no GPU in use");
+    out_printf("cuk: mode %s (%s). `help` for help, Ctrl-D to leave.\n", session_mode_name(R.s),
+               session_mode_on_device(R.s) ? "matrices stay on the GPU" : "no GPU in use");
     out_flush();
 }
 
@@ -109,7 +152,7 @@ static void run_line(const char *line)
     }
     cuk_interrupted = 0;
     panel_command_started(R.pending);
-    run_status st = session_run(R.s, R.pending, R.len, NULL, 1, 0);
+    run_status st = run_source(R.s, R.pending, R.len, NULL, 1, 0);
     panel_refresh();
     cuk_interrupted = 0;
     sigint_seen = 0; /* a Ctrl-C during the command was the command's */
@@ -218,7 +261,6 @@ static void wait_terminal(void)
     if (winch_seen) {
         winch_seen = 0;
         rl_resize_terminal();
-        update_width();
     }
     if (r > 0 && FD_ISSET(0, &in))
         rl_callback_read_char();
@@ -297,7 +339,7 @@ static void read_loop(void)
 #endif
 
 /* `panel on|off` from the session: the switch waits for the command to end. */
-static int panel_command(cuk_session *s, int on)
+static int fe_panel(void *ud, int on)
 {
     const char *why;
     if (on && !panel_available(&why))
@@ -311,10 +353,8 @@ int repl_run(cuk_session *s, int panel)
     const char *why;
     R.s = s;
     R.want_panel = panel && panel_available(&why);
-    s->panel_hook = panel_command;
     history_path();
     install_signals();
-    update_width();
     read_loop();
     free(R.pending);
     return R.status;

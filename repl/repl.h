@@ -4,6 +4,9 @@
 
 #include "engine/session.h"
 
+/* The front end to make the REPL's session with (session_new). */
+const cuk_frontend *repl_frontend(void);
+
 /* Run the REPL on the terminal until quit or Ctrl-D; the exit status.
  * panel: show the live panel where the terminal allows it. */
 int repl_run(cuk_session *s, int panel);

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "engine/run.h"
 #include "engine/session.h"
+#include "kernels/backend.h"
 #include "tests/check.h"
 
 #define OC_TOL 1e-5
@@ -35,7 +37,7 @@ static float *oc_input(const char *name, int rows, int cols)
 static cuk_matrix *oc_run(const char *src)
 {
     ws_remove(&oc_s->ws, "R");
-    if (session_run(oc_s, src, strlen(src), "test", 1, 1) != RUN_OK) {
+    if (run_source(oc_s, src, strlen(src), "test", 1, 1) != RUN_OK) {
         CHECKF(0, "'%s' failed", src);
         return NULL;
     }
@@ -96,6 +98,7 @@ static double oc_ew(char op, double x, double y)
     case '-': return x - y;
     case '*': return x * y;
     case '/': return x / y;
+    case '^': return pow(fabs(x), y);
     case '<': return isnan(x) || isnan(y) ? NAN : x < y ? x : y;
     default: return isnan(x) || isnan(y) ? NAN : x > y ? x : y;
     }
@@ -112,7 +115,8 @@ static void oc_ewise(int rows, int cols)
                {'*', "R = A * B;", "R = s * B;", "R = A * s;"},
                {'/', "R = A / B;", "R = s / B;", "R = A / s;"},
                {'<', "R = min(A, B);", "R = min(s, B);", "R = min(A, s);"},
-               {'>', "R = max(A, B);", "R = max(s, B);", "R = max(A, s);"}};
+               {'>', "R = max(A, B);", "R = max(s, B);", "R = max(A, s);"},
+               {'^', "R = pow(abs(A), B);", "R = pow(abs(s), B);", "R = pow(abs(A), s);"}};
     size_t n = (size_t)rows * cols;
     double *ref = oc_ref(n);
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
@@ -130,7 +134,7 @@ static void oc_ewise(int rows, int cols)
     free(ref);
 }
 
-/* -A, abs, sqrt (of |A|), exp; transposes; a slice; a block literal. */
+/* -A, abs, sqrt and log (of |A|), exp; transposes; a slice; a block literal. */
 static void oc_unary_and_layout(int rows, int cols)
 {
     size_t n = (size_t)rows * cols;
@@ -148,6 +152,9 @@ static void oc_unary_and_layout(int rows, int cols)
     for (size_t i = 0; i < n; i++)
         ref[i] = exp((double)a[i]);
     oc_expect("R = exp(A);", ref, rows, cols, OC_TOL);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = log(fabs((double)a[i]));
+    oc_expect("R = log(abs(A));", ref, rows, cols, OC_TOL);
     for (size_t i = 0; i < (size_t)rows; i++)
         for (size_t j = 0; j < (size_t)cols; j++)
             ref[j * rows + i] = a[i * cols + j];
@@ -216,11 +223,28 @@ static void oc_fills(int rows, int cols)
     free(ref);
 }
 
+/* Every mode usable here has every operation after the table is resolved
+ * (an entry a mode leaves empty comes from its base chain). */
+static void oc_modes_resolved(void)
+{
+    for (int i = 0; i < MODE_COUNT; i++) {
+        const cuk_backend *m = mode_get(i);
+        const char *why;
+        if (!mode_available(m, &why))
+            continue;
+        const cuk_ops *o = &m->ops;
+        CHECKF(o->matmul && o->transpose && o->ewise && o->unary && o->reduce && o->dot && o->fill && o->eye &&
+                   o->random && o->copy2d,
+               "mode %s has an operation without a kernel", m->name);
+    }
+    CHECK(mode_reference() == mode_find("cpu"));
+}
+
 static int oc_select(const char *mode)
 {
     char src[32], name[64];
     snprintf(src, sizeof src, "mode %s", mode);
-    if (session_run(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK)
+    if (run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK)
         return 0;
     snprintf(name, sizeof name, "ops_%s_select", mode);
     check_begin(name);

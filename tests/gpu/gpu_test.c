@@ -23,7 +23,7 @@ static const int products[][3] = {{1, 1, 300}, {1, 40, 13}, {77, 1, 9}, {5, 7, 1
 
 static cuk_matrix *run_get(const char *src, const char *name)
 {
-    CHECKF(session_run(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
     cuk_matrix *m = ws_get(&oc_s->ws, name);
     return m ? mat_ref(m) : NULL;
 }
@@ -76,7 +76,7 @@ static void pool_reuse(void)
     run_get("mode cublas; A = rand(64, 64); B = rand(64, 64); C = A @ B;", "C");
     pool_get_stats(&before);
     for (int i = 0; i < 1000; i++)
-        session_run(oc_s, "C = A @ B;", 10, "test", 1, 1);
+        run_source(oc_s, "C = A @ B;", 10, "test", 1, 1);
     pool_get_stats(&after);
     CHECKF(after.device_allocs == before.device_allocs, "%llu device allocations in 1000 products",
            after.device_allocs - before.device_allocs);
@@ -103,7 +103,7 @@ static void out_of_memory(void)
     float first = keep->host[0];
     captured[0] = '\0';
     out_set_sink(&sink);
-    run_status st = session_run(oc_s, "Huge = rand(300000, 300000)", 27, NULL, 1, 1);
+    run_status st = run_source(oc_s, "Huge = rand(300000, 300000)", 27, NULL, 1, 1);
     out_set_sink(NULL);
     CHECK(st == RUN_ERROR);
     CHECKF(strstr(captured, "error: out of device memory: needs 335 GiB, ") && strstr(captured, " free of "),
@@ -116,12 +116,31 @@ static void out_of_memory(void)
     mat_unref(keep);
 }
 
+/* A kernel borrowed through the table is listed under the mode that ran
+ * it: cublas takes sum from tiled, naive gives fill to both. */
+static void kernels_of_borrowing_mode(void)
+{
+    gpu_kernel_row rows[32];
+    int found_sum = 0, found_fill = 0;
+    cuk_matrix *r = run_get("mode cublas; K = fill(33, 17, 2); K = sum(K);", "K");
+    mat_unref(r);
+    int n = gpu_kernel_rows(mode_find("cublas"), rows, 32);
+    for (int i = 0; i < n; i++) {
+        found_sum |= !strcmp(rows[i].name, "reduce_sum");
+        found_fill |= !strcmp(rows[i].name, "fill_kernel");
+    }
+    CHECKF(found_sum && found_fill, "mode cublas lists %d kernels, reduce_sum %d, fill_kernel %d", n, found_sum,
+           found_fill);
+    n = gpu_kernel_rows(mode_find("fast"), rows, 32);
+    CHECKF(n == 0, "mode fast never ran, yet lists %d kernels", n);
+}
+
 static void available(void)
 {
     const char *why;
     for (size_t m = 0; m < 3; m++)
-        CHECKF(cuk_backend_find(gpu_modes[m])->available(&why), "%s unavailable", gpu_modes[m]);
-    cuk_session *fresh = session_new(0);
+        CHECKF(mode_available(mode_find(gpu_modes[m]), &why), "%s unavailable", gpu_modes[m]);
+    cuk_session *fresh = session_new(NULL);
     CHECKF(!strcmp(fresh->mode->name, "tiled"), "default mode %s", fresh->mode->name);
     session_free(fresh);
 }
@@ -136,7 +155,7 @@ int main(int argc, char **argv)
     const char *why;
     if (!gpu_usable(&why)) {
         char name[96];
-        static const char *cases[] = {"gpu_available", "gpu_ops", "gpu_random_bit_identical", "gpu_residency",
+        static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_ops", "gpu_random_bit_identical", "gpu_residency",
                                       "gpu_pool_reuse", "gpu_out_of_memory"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
@@ -144,9 +163,11 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    oc_s = session_new(0);
+    oc_s = session_new(NULL);
     mat_set_poison(1);
     check_run("gpu_available", available);
+    check_run("gpu_modes_resolved", oc_modes_resolved);
+    check_run("gpu_kernels_of_borrowing_mode", kernels_of_borrowing_mode);
     int nshapes = quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]);
     for (size_t m = 0; m < 3; m++) {
         for (int i = 0; i < nshapes; i++)

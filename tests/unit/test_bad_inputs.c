@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/out.h"
+#include "engine/run.h"
 #include "engine/session.h"
 #include "tests/check.h"
 
@@ -106,7 +107,7 @@ static void one_case(cuk_session *s, long col, const char *says, const char *raw
     uint64_t before = snapshot(s);
     ncaptured = 0;
     captured[0] = '\0';
-    run_status st = session_run(s, input, len, NULL, 1, 1);
+    run_status st = run_source(s, input, len, NULL, 1, 1);
     CHECKF(st == RUN_ERROR, "'%.60s' did not fail", raw);
     CHECKF(!strncmp(captured, "error: ", 7) && strstr(captured, says), "'%.60s': got '%.300s', want '%s'", raw,
            captured, says);
@@ -124,7 +125,7 @@ static int setup(cuk_session *s)
     f = fopen("header.npy", "wb");
     if (f)
         fputs("\x93NUMPY\x01\x00\x10\x00{garbage: 1}  \n", f), fclose(f);
-    return session_run(s, init, strlen(init), NULL, 1, 1) == RUN_OK ? 0 : -1;
+    return run_source(s, init, strlen(init), NULL, 1, 1) == RUN_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -136,7 +137,8 @@ int main(int argc, char **argv)
         printf("FAIL bad_inputs: cannot open %s or a scratch folder\n", list);
         return 1;
     }
-    cuk_session *s = session_new(1);
+    static const cuk_frontend prompt = {.interactive = 1}; /* errors as at the prompt */
+    cuk_session *s = session_new(&prompt);
     out_set_sink(&sink);
     if (setup(s) != 0) {
         out_set_sink(NULL);

@@ -21,7 +21,7 @@ static void host_modes(void)
 
 static cuk_matrix *run_get(const char *src, const char *name)
 {
-    CHECKF(session_run(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
     cuk_matrix *m = ws_get(&oc_s->ws, name);
     return m ? mat_ref(m) : NULL;
 }
@@ -94,8 +94,9 @@ static void random_numbers(void)
 
 int main(void)
 {
-    oc_s = session_new(0);
+    oc_s = session_new(NULL);
     mat_set_poison(1);
+    RUN(oc_modes_resolved);
     host_modes();
     RUN(cpu_blas_agree);
     RUN(random_numbers);

@@ -1,0 +1,60 @@
+/* cmdlist.h - the commands of the language, one row each: the parser, the
+ * dispatch (run.c), help and completion all expand this list. A new command
+ * is a row here and its handler `cmd_WORD` (commands.c, or the file of its
+ * subsystem).
+ *
+ * X(ID, word, alias, argument shape, usage, summary); alias is another word
+ * for the same command, or NULL. */
+#ifndef CUK_CMDLIST_H
+#define CUK_CMDLIST_H
+
+/* What follows the command word (parse.c reads it by this shape). */
+typedef enum {
+    ARGS_NONE,      /* nothing */
+    ARGS_OPT_WORD,  /* [NAME] */
+    ARGS_WORDS,     /* NAME* */
+    ARGS_ON_OFF,    /* NAME: on or off */
+    ARGS_FORMAT,    /* NAME: short or long */
+    ARGS_EXPR,      /* an expression */
+    ARGS_TIMEIT,    /* [COUNT] statement */
+    ARGS_SAVE,      /* NAME "file" */
+    ARGS_STRING,    /* "file" */
+    ARGS_TOPIC      /* [any one token] */
+} args_shape;
+
+#define CUK_COMMANDS(X)                                                                                          \
+    X(MODE, mode, NULL, ARGS_OPT_WORD, "mode [name]", "show or select the mode (the kernel that does the work)") \
+    X(MODES, modes, NULL, ARGS_NONE, "modes", "list the modes and whether each is available")                    \
+    X(WHO, who, NULL, ARGS_NONE, "who", "list variables: shape, size, where they live; memory totals")           \
+    X(CLEAR, clear, NULL, ARGS_WORDS, "clear [names]", "delete some or all variables")                           \
+    X(SEED, seed, NULL, ARGS_EXPR, "seed N", "make rand/randn reproducible (the same in every mode)")             \
+    X(BENCH, bench, NULL, ARGS_EXPR, "bench EXPR", "time EXPR in every available mode and compare")              \
+    X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times and report the median")            \
+    X(INFO, info, NULL, ARGS_NONE, "info", "the device and host: peak FLOP/s, bandwidth, memory")                \
+    X(KERNELS, kernels, NULL, ARGS_NONE, "kernels",                                                              \
+      "the current mode's kernels: grid, block, registers, occupancy")                                          \
+    X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \
+    X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
+    X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"", "write a variable to .npy or .csv")                      \
+    X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                            \
+    X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
+    X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
+    X(QUIT, quit, "exit", ARGS_NONE, "quit, exit", "leave cuk (Ctrl-D too)")
+
+#define CMDLIST_ENUM(id, word, alias, shape, usage, summary) CMD_##id,
+typedef enum { CUK_COMMANDS(CMDLIST_ENUM) CMD_COUNT } cmd_id;
+#undef CMDLIST_ENUM
+
+/* One row of the list. */
+typedef struct {
+    const char *word, *alias;
+    args_shape shape;
+    const char *usage, *summary;
+} cmd_spec;
+
+/* The row of a command (id < CMD_COUNT). */
+const cmd_spec *cmd_get(cmd_id id);
+/* The command a word names (its alias included), or -1. */
+int cmd_lookup(const char *word);
+
+#endif

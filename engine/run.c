@@ -1,0 +1,240 @@
+/* run.c - running source text in a session (see run.h): parse it whole,
+ * run each statement, and report the first error with the line and a
+ * caret. Commands are dispatched through the command list (cmdlist.h). */
+#include "engine/run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/out.h"
+#include "engine/commands.h"
+#include "engine/eval.h"
+#include "engine/parse.h"
+#include "engine/timing.h"
+
+/* ---- error reports ---- */
+
+/* Bytes that show as one column: a UTF-8 sequence; else 1 (shown as '?'). */
+static size_t char_len(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 ? 2 : 1;
+    if (n == 1 || p + n > end)
+        return 1;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 1;
+    return n;
+}
+
+static int printable(const unsigned char *p, size_t n) { return n > 1 || (*p >= 32 && *p < 127) || *p == '\t'; }
+
+/* The line holding pos, a caret under pos; long lines show a window. */
+static void show_line(const char *text, size_t len, size_t line_start, size_t pos)
+{
+    const unsigned char *t = (const unsigned char *)text, *end = t + len;
+    size_t line_end = line_start;
+    while (line_end < len && text[line_end] != '\n')
+        line_end++;
+    size_t from = line_start, to = line_end;
+    if (pos - line_start > 60) /* keep the caret in view on a 1 MB line */
+        from = pos - 50;
+    if (to - from > 100)
+        to = from + 100;
+    while (from > line_start && (t[from] & 0xC0) == 0x80)
+        from--;
+    char shown[512], caret[512];
+    size_t ns = 0, nc = 0;
+    if (from > line_start) {
+        memcpy(shown, "...", 3);
+        memcpy(caret, "   ", 3);
+        ns = nc = 3;
+    }
+    for (size_t i = from; i < to && ns < 400;) {
+        size_t n = char_len(t + i, end);
+        int ok = printable(t + i, n);
+        if (i < pos)
+            caret[nc++] = text[i] == '\t' ? '\t' : ' ';
+        if (ok) {
+            memcpy(shown + ns, text + i, n);
+            ns += n;
+        } else {
+            shown[ns++] = '?';
+        }
+        i += n;
+    }
+    if (to < line_end)
+        memcpy(shown + ns, "...", 3), ns += 3;
+    caret[nc++] = '^';
+    out_errorf("  %.*s\n  %.*s\n", (int)ns, shown, (int)nc, caret);
+}
+
+/* Line (1-based, in the file) and column (1-based, in characters) of pos. */
+static void locate(const src_ctx *c, size_t pos, int *line, int *col, size_t *line_start)
+{
+    *line = c->first_line;
+    *line_start = 0;
+    for (size_t i = 0; i < pos && i < c->len; i++)
+        if (c->text[i] == '\n') {
+            (*line)++;
+            *line_start = i + 1;
+        }
+    *col = 1;
+    for (size_t i = *line_start; i < pos;) {
+        i += char_len((const unsigned char *)c->text + i, (const unsigned char *)c->text + c->len);
+        (*col)++;
+    }
+}
+
+/* Report the pending error with the source line and a caret. */
+static void report(cuk_session *s)
+{
+    const cuk_error *e = cuk_err_get();
+    const src_ctx *c = s->src;
+    int line, col;
+    size_t ls;
+    if (e->kind == CUK_E_NONE) /* already reported, by a script that `run` ran */
+        return;
+    if (e->kind == CUK_E_CANCEL) {
+        out_errorf(s->fe && s->fe->interactive ? "\ninterrupted\n" : "interrupted\n"); /* after the terminal's ^C */
+    } else if (e->kind == CUK_E_FATAL) {
+        out_errorf("fatal: %s\ncuk: the GPU can no longer be used; ending the session\n", e->msg);
+    } else if (!c || e->pos == CUK_NOPOS || e->pos > c->len) {
+        out_errorf("%s%serror: %s\n", c && c->file ? c->file : "", c && c->file ? ": " : "", e->msg);
+    } else {
+        locate(c, e->pos, &line, &col, &ls);
+        if (c->file)
+            out_errorf("%s:%d:%d: error: %s\n", c->file, line, col, e->msg);
+        else
+            out_errorf("error: %s\n", e->msg);
+        show_line(c->text, c->len, ls, e->pos);
+        for (const src_ctx *o = c; o->outer; o = o->outer) {
+            locate(o->outer, o->outer_pos, &line, &col, &ls);
+            out_errorf("  (from %s:%d)\n", o->outer->file ? o->outer->file : "the prompt", line);
+        }
+    }
+    out_flush();
+}
+
+/* ---- running statements ---- */
+
+/* Indexed by cmd_id: each command's handler, cmd_WORD. */
+#define CMDLIST_HANDLER(id, word, alias, shape, usage, summary) cmd_##word,
+static int (*const handlers[CMD_COUNT])(cuk_session *s, const stmt *st) = {CUK_COMMANDS(CMDLIST_HANDLER)};
+#undef CMDLIST_HANDLER
+
+int run_stmt(cuk_session *s, const stmt *st)
+{
+    timing_kernel_events(s->time_on || s->panel_on || s->measuring);
+    int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : eval_stmt(s, st);
+    if (rc != 0)
+        cuk_err_locate(st->start);
+    return rc;
+}
+
+/* Each statement, reported if it fails, then shown to the panel. */
+static run_status run_program(cuk_session *s, const program *p)
+{
+    run_status st = RUN_OK;
+    for (int i = 0; i < p->n && st == RUN_OK; i++) {
+        if (run_stmt(s, p->stmt[i]) != 0) {
+            s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
+            report(s);
+            cuk_err_clear();
+            st = s->fatal ? RUN_FATAL : RUN_ERROR;
+        } else if (s->quit) {
+            st = RUN_QUIT;
+        }
+        if (s->fe && s->fe->statement_done)
+            s->fe->statement_done(s->fe->ud);
+    }
+    return st;
+}
+
+run_status run_source(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final)
+{
+    src_ctx ctx = {text, len, file, first_line, s->src, s->run_pos};
+    arena a = {0};
+    program p;
+    run_status st;
+    s->src = &ctx;
+    cuk_err_clear();
+    parse_status ps = parse_program(text, len, &a, &p);
+    if (ps == PARSE_INCOMPLETE && !final) {
+        st = RUN_INCOMPLETE;
+        cuk_err_clear();
+    } else if (ps != PARSE_OK) {
+        report(s);
+        cuk_err_clear();
+        st = RUN_ERROR;
+    } else {
+        st = run_program(s, &p);
+    }
+    s->src = ctx.outer;
+    arena_free(&a);
+    return st;
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *bigger = realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    if (!buf || ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+run_status run_file(cuk_session *s, const char *path)
+{
+    int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    size_t len = 0;
+    char *text;
+    if (!f) {
+        cuk_err("cannot open '%s': %s", path, strerror(errno));
+        return RUN_ERROR;
+    }
+    text = read_all(f, &len);
+    if (!is_stdin)
+        fclose(f);
+    if (!text) {
+        cuk_err("cannot read '%s'", path);
+        return RUN_ERROR;
+    }
+    run_status st = run_source(s, text, len, is_stdin ? "<stdin>" : path, 1, 1);
+    free(text);
+    return st;
+}
+
+/* run "file.cuk": the script runs in this session; its errors are
+ * reported where they happen, so only a file that can't be read is left
+ * for the caller to report. */
+int cmd_run(cuk_session *s, const stmt *st)
+{
+    if (s->run_depth >= 16)
+        return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
+    s->run_depth++;
+    s->run_pos = st->start;
+    run_status r = run_file(s, st->arg[0]->text);
+    s->run_depth--;
+    if (r == RUN_ERROR || r == RUN_FATAL) {
+        cuk_err_locate(st->arg[0]->pos);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,30 @@
+/* run.h - running source text in a session: parse it, run each statement
+ * (commands through the command list, values through the evaluator), and
+ * report the first error with its line and a caret. */
+#ifndef CUK_RUN_H
+#define CUK_RUN_H
+
+#include "engine/ast.h"
+#include "engine/session.h"
+
+typedef enum {
+    RUN_OK,
+    RUN_ERROR,       /* reported; the workspace is as the failing statement found it */
+    RUN_INCOMPLETE,  /* an open bracket: nothing ran; give me more input */
+    RUN_QUIT,        /* `quit` / `exit` */
+    RUN_FATAL        /* reported; the session cannot go on (CUDA context lost) */
+} run_status;
+
+/* Parse and run text. With `final` unset, an open bracket at the end gives
+ * RUN_INCOMPLETE and runs nothing (the REPL asks for another line); with it
+ * set, that is an error. file/first_line place errors (file NULL: prompt). */
+run_status run_source(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final);
+
+/* Run a file by name ("-": stdin); RUN_ERROR with the error set if it
+ * can't be read, else as run_source. */
+run_status run_file(cuk_session *s, const char *path);
+
+/* Run one statement already parsed: 0, or -1 with the error set. */
+int run_stmt(cuk_session *s, const stmt *st);
+
+#endif
