@@ -154,15 +154,15 @@ int cmd_info(cuk_session *s, const stmt *st)
         return 0;
     }
     snap_memory_get(&mem);
-    out_printf("device:   %s, compute capability %d.%d\n", d.name, d.cc_major, d.cc_minor);
-    out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d.sms, d.fp32_lanes_per_sm,
-               d.clock_ghz, d.peak_gflops / 1e3);
-    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d.mem_total),
-               fmt_bytes(b, sizeof b, (double)mem.dev_free), d.mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d.l2_bytes));
-    out_printf("SM:       %d threads, %s shared memory\n", d.max_threads_per_sm,
-               fmt_bytes(a, sizeof a, (double)d.smem_per_sm));
-    out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d.driver_version / 1000, d.driver_version % 1000 / 10,
-               d.runtime_version / 1000, d.runtime_version % 1000 / 10);
+    out_printf("device:   %s, compute capability %d.%d\n", d.f.name, d.f.cc_major, d.f.cc_minor);
+    out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d.f.sms, d.f.fp32_lanes_per_sm,
+               d.f.clock_ghz, d.f.peak_gflops / 1e3);
+    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d.f.mem_total),
+               fmt_bytes(b, sizeof b, (double)mem.dev_free), d.f.mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d.f.l2_bytes));
+    out_printf("SM:       %d threads, %s shared memory\n", d.f.max_threads_per_sm,
+               fmt_bytes(a, sizeof a, (double)d.f.smem_per_sm));
+    out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d.f.driver_version / 1000, d.f.driver_version % 1000 / 10,
+               d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10);
     info_host();
     return 0;
 }

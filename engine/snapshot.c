@@ -1,7 +1,6 @@
 /* snapshot.c - device and memory facts as values (see snapshot.h). */
 #include "engine/snapshot.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -16,20 +15,7 @@ void snap_device_get(snap_device *d)
     if (!g)
         return;
     d->usable = 1;
-    snprintf(d->name, sizeof d->name, "%s", g->name);
-    d->cc_major = g->cc_major;
-    d->cc_minor = g->cc_minor;
-    d->sms = g->sms;
-    d->fp32_lanes_per_sm = g->fp32_lanes_per_sm;
-    d->clock_ghz = g->clock_ghz;
-    d->peak_gflops = g->peak_gflops;
-    d->mem_bw_gbs = g->mem_bw_gbs;
-    d->mem_total = g->mem_total;
-    d->l2_bytes = g->l2_bytes;
-    d->smem_per_sm = g->smem_per_sm;
-    d->max_threads_per_sm = g->max_threads_per_sm;
-    d->driver_version = g->driver_version;
-    d->runtime_version = g->runtime_version;
+    d->f = *g;
 }
 
 void snap_memory_get(snap_memory *m)

@@ -6,16 +6,12 @@
 
 #include <stddef.h>
 
+#include "base/device.h"
+
 typedef struct {
     int usable;               /* 0: no device; why says why */
     const char *why;
-    char name[256];
-    int cc_major, cc_minor;
-    int sms, fp32_lanes_per_sm;
-    double clock_ghz, peak_gflops, mem_bw_gbs;
-    size_t mem_total, l2_bytes, smem_per_sm;
-    int max_threads_per_sm;
-    int driver_version, runtime_version;  /* CUDA's encoding: 13000 is 13.0 */
+    device_facts f;
 } snap_device;
 
 typedef struct {

@@ -69,7 +69,8 @@ int cpu_unary(cuk_unop op, float *out, const float *in, size_t n)
     return 0;
 }
 
-static int sum_of(const float *in, size_t n, int squares, double *out)
+/* The sum of x[i] * y[i] in double, or of x[i] when y is NULL. */
+static int sum_of(const float *x, const float *y, size_t n, double *out)
 {
     double acc = 0;
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
@@ -77,7 +78,7 @@ static int sum_of(const float *in, size_t n, int squares, double *out)
         if (cuk_check_interrupt())
             return -1;
         for (size_t i = i0; i < i1; i++)
-            acc += squares ? (double)in[i] * in[i] : (double)in[i];
+            acc += y ? (double)x[i] * y[i] : (double)x[i];
     }
     *out = acc;
     return 0;
@@ -98,7 +99,7 @@ int cpu_reduce(cuk_redop op, float *out, const float *in, size_t n)
         *out = extreme_of(in, n, op == CUK_RED_MAX);
         return 0;
     }
-    if (sum_of(in, n, op == CUK_RED_NORM, &acc) != 0)
+    if (sum_of(in, op == CUK_RED_NORM ? in : NULL, n, &acc) != 0)
         return -1;
     *out = (float)(op == CUK_RED_SUM ? acc : op == CUK_RED_MEAN ? acc / (double)n : sqrt(acc));
     return 0;
@@ -106,14 +107,9 @@ int cpu_reduce(cuk_redop op, float *out, const float *in, size_t n)
 
 int cpu_dot(float *out, const float *x, const float *y, size_t n)
 {
-    double acc = 0;
-    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
-        if (cuk_check_interrupt())
-            return -1;
-        for (size_t i = i0; i < i1; i++)
-            acc += (double)x[i] * y[i];
-    }
+    double acc;
+    if (sum_of(x, y, n, &acc) != 0)
+        return -1;
     *out = (float)acc;
     return 0;
 }

@@ -11,26 +11,15 @@
 
 #include <stddef.h>
 
+#include "base/device.h"
+
 struct cuk_backend;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct {
-    char name[256];
-    int cc_major, cc_minor;
-    int sms;
-    int fp32_lanes_per_sm;     /* FP32 units per SM for this architecture */
-    double clock_ghz;          /* boost clock the peak is computed from */
-    double peak_gflops;        /* sms * lanes * 2 * clock */
-    double mem_bw_gbs;         /* 2 * memory clock * bus width / 8 */
-    size_t mem_total;
-    size_t l2_bytes;
-    int max_threads_per_sm;
-    size_t smem_per_sm;
-    int driver_version, runtime_version;
-} gpu_info;
+typedef device_facts gpu_info;
 
 /* Find and open device 0. Cheap to call again. 0 if a device is usable. */
 int gpu_init(void);

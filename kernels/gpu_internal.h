@@ -53,6 +53,19 @@ static inline unsigned gpu_cdiv(long long n, int per)
     return (unsigned)((n + per - 1) / per);
 }
 
+/* gridDim.y stops at 65535 blocks on every device, so a grid over `rows`
+ * rows, rows_per_block to a block row, is launched in bands:
+ * launch(first_row, band_rows) launches one band and returns 0, or -1 with
+ * the error set, which stops the walk. */
+template <typename F> static inline int gpu_for_bands(int rows, int rows_per_block, F launch)
+{
+    const long long band = (long long)GPU_MAX_GRID_Y * rows_per_block;
+    for (long long r0 = 0; r0 < rows; r0 += band)
+        if (launch((int)r0, (int)(rows - r0 < band ? rows - r0 : band)) != 0)
+            return -1;
+    return 0;
+}
+
 /* Evaluate a CUDA runtime call; on failure set the error and return -1 from
  * the enclosing int function. */
 #define GPU_CHECK(call)                                                \
@@ -69,17 +82,52 @@ static inline unsigned gpu_cdiv(long long n, int per)
             return gpu_cublas_fail(gpu_st_, #call, __FILE__, __LINE__); \
     } while (0)
 
-/* Launch kernel<<<grid, block, smem>>> on the engine stream, record it under
- * the kernel's own name and check it; returns -1 from the enclosing function
- * if the launch failed. */
-#define GPU_LAUNCH(kernel, grid, block, smem, ...)                                      \
-    do {                                                                                \
-        dim3 gpu_grid_ = (grid), gpu_block_ = (block);                                  \
-        size_t gpu_smem_ = (smem);                                                      \
-        kernel<<<gpu_grid_, gpu_block_, gpu_smem_, gpu_stream_handle()>>>(__VA_ARGS__); \
-        if (gpu_launched(#kernel, (const void *)(kernel), gpu_grid_, gpu_block_, gpu_smem_, __FILE__, \
-                         __LINE__) != 0)                                                \
-            return -1;                                                                  \
+/* Launch kernel<<<grid, block, smem>>>(args) on the engine stream, record it
+ * under `name` and check it: 0, or -1 with the error set (naming file:line). */
+template <typename... P, typename... A>
+static inline int gpu_launch(void (*kernel)(P...), const char *name, dim3 grid, dim3 block, size_t smem,
+                             const char *file, int line, A... args)
+{
+    kernel<<<grid, block, smem, gpu_stream_handle()>>>(args...);
+    return gpu_launched(name, (const void *)kernel, grid, block, smem, file, line);
+}
+
+/* gpu_launch under the kernel's own name; returns -1 from the enclosing
+ * function if the launch failed. */
+#define GPU_LAUNCH(kernel, grid, block, smem, ...)                                                        \
+    do {                                                                                              \
+        if (gpu_launch(kernel, #kernel, grid, block, smem, __FILE__, __LINE__, __VA_ARGS__) != 0)        \
+            return -1;                                                                                \
     } while (0)
+
+/* c (m x n) = a (m x k) @ b (k x n) by a kernel of one thread per element
+ * of c in tile x tile blocks (naive, tiled): the grid covers c, rows i0..
+ * of c needing only rows i0.. of a, so each band is a product of its own. */
+template <typename K>
+static int gpu_matmul_grid(K kernel, const char *name, int tile, const char *file, int line, float *c, const float *a,
+                           const float *b, int m, int n, int k)
+{
+    return gpu_for_bands(m, tile, [=](int i0, int rows) {
+        dim3 grid(gpu_cdiv(n, tile), gpu_cdiv(rows, tile));
+        return gpu_launch(kernel, name, grid, dim3(tile, tile), 0, file, line, c + (size_t)i0 * n,
+                          a + (size_t)i0 * k, b, rows, n, k);
+    });
+}
+#define GPU_MATMUL_GRID(kernel, tile, ...) gpu_matmul_grid(kernel, #kernel, tile, __FILE__, __LINE__, __VA_ARGS__)
+
+/* out (cols x rows) = in (rows x cols)^T by a kernel whose blocks of
+ * `block` threads each move a block.x-wide, rows_per_block-tall tile of in
+ * (kernel(out, in, rows, cols, first row of the band)). */
+template <typename K>
+static int gpu_transpose_grid(K kernel, const char *name, dim3 block, int rows_per_block, const char *file, int line,
+                              float *out, const float *in, int rows, int cols)
+{
+    return gpu_for_bands(rows, rows_per_block, [=](int r0, int n) {
+        dim3 grid(gpu_cdiv(cols, block.x), gpu_cdiv(n, rows_per_block));
+        return gpu_launch(kernel, name, grid, block, 0, file, line, out, in, rows, cols, r0);
+    });
+}
+#define GPU_TRANSPOSE_GRID(kernel, block, rows_per_block, ...) \
+    gpu_transpose_grid(kernel, #kernel, block, rows_per_block, __FILE__, __LINE__, __VA_ARGS__)
 
 #endif

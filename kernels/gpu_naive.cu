@@ -31,19 +31,9 @@ static __global__ void matmul_naive(float *c, const float *a, const float *b, in
     c[(size_t)i * n + j] = acc;
 }
 
-/* gridDim.y stops at 65535 blocks, so very tall products go in bands of rows:
- * rows i0.. of c need only rows i0.. of a. */
 extern "C" int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    const int band = GPU_MAX_GRID_Y * BLOCK;
-    dim3 block(BLOCK, BLOCK);
-    for (size_t i0 = 0; i0 < (size_t)m; i0 += band) {
-        int rows = m - (int)i0 < band ? m - (int)i0 : band;
-        dim3 grid(gpu_cdiv(n, BLOCK), gpu_cdiv(rows, BLOCK));
-        GPU_LAUNCH(matmul_naive, grid, block, 0,
-                   c + i0 * n, a + i0 * k, b, rows, n, k);
-    }
-    return 0;
+    return GPU_MATMUL_GRID(matmul_naive, BLOCK, c, a, b, m, n, k);
 }
 
 /* --- transpose ----------------------------------------------------------------- */
@@ -61,15 +51,7 @@ static __global__ void transpose_naive(float *out, const float *in, int rows, in
 
 extern "C" int naive_transpose(float *out, const float *in, int rows, int cols)
 {
-    const int band = GPU_MAX_GRID_Y * TR_Y;
-    dim3 block(TR_X, TR_Y);
-    for (size_t r0 = 0; r0 < (size_t)rows; r0 += band) {
-        int n = rows - (int)r0 < band ? rows - (int)r0 : band;
-        dim3 grid(gpu_cdiv(cols, TR_X), gpu_cdiv(n, TR_Y));
-        GPU_LAUNCH(transpose_naive, grid, block, 0, out, in, rows, cols,
-                   (int)r0);
-    }
-    return 0;
+    return GPU_TRANSPOSE_GRID(transpose_naive, dim3(TR_X, TR_Y), TR_Y, out, in, rows, cols);
 }
 
 /* --- reductions by atomics ---------------------------------------------------- */
@@ -105,10 +87,11 @@ static __global__ void naive_reset(naive_acc *acc, int is_max)
     acc->key = is_max ? INT_MIN : INT_MAX;
 }
 
-/* Each thread sums its grid-stride slice (of x, or x*x for the norm), then
- * adds it to the one accumulator: one atomic per thread, all on one address,
- * so they queue up at the memory. */
-static __global__ void sum_naive(const float *in, size_t n, int square, naive_acc *acc)
+/* Each thread sums its grid-stride slice of x*y (dot, and the norm with
+ * y = x), or of x alone when y is NULL, then adds it to the one
+ * accumulator: one atomic per thread, all on one address, so they queue up
+ * at the memory. */
+static __global__ void sum_naive(const float *x, const float *y, size_t n, naive_acc *acc)
 {
     size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -116,19 +99,7 @@ static __global__ void sum_naive(const float *in, size_t n, int square, naive_ac
         return;
     float s = 0.0f;
     for (size_t i = first; i < n; i += stride)
-        s += square ? in[i] * in[i] : in[i];
-    atomicAdd(&acc->sum, (double)s);
-}
-
-static __global__ void dot_naive(const float *x, const float *y, size_t n, naive_acc *acc)
-{
-    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    if (first >= n)
-        return;
-    float s = 0.0f;
-    for (size_t i = first; i < n; i += stride)
-        s += x[i] * y[i];
+        s += y ? x[i] * y[i] : x[i];
     atomicAdd(&acc->sum, (double)s);
 }
 
@@ -163,34 +134,44 @@ static __global__ void naive_finish(float *out, const naive_acc *acc, cuk_redop 
     }
 }
 
-extern "C" int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* The accumulator in scratch, reset for a sum (or for min/max). */
+static int fresh_acc(naive_acc **acc, int is_max)
 {
+    if (gpu_scratch((void **)acc, sizeof **acc) != 0)
+        return -1;
+    GPU_LAUNCH(naive_reset, 1, 1, 0, *acc, is_max);
+    return 0;
+}
+
+/* out = op of the sum of x*y (or of x when y is NULL). */
+static int naive_sum(cuk_redop op, float *out, const float *x, const float *y, size_t n)
+{
+    naive_acc *acc;
     if (n == 0)
         return 0;
-    naive_acc *acc;
-    if (gpu_scratch((void **)&acc, sizeof *acc) != 0)
+    if (fresh_acc(&acc, 0) != 0)
         return -1;
+    GPU_LAUNCH(sum_naive, gpu_grid_1d(n), GPU_THREADS, 0, x, y, n, acc);
+    GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, op, n);
+    return 0;
+}
+
+extern "C" int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
+{
+    naive_acc *acc;
     int is_max = op == CUK_RED_MAX;
-    unsigned grid = gpu_grid_1d(n);
-    GPU_LAUNCH(naive_reset, 1, 1, 0, acc, is_max);
-    if (op == CUK_RED_MIN || op == CUK_RED_MAX)
-        GPU_LAUNCH(minmax_naive, grid, GPU_THREADS, 0, in, n, is_max, acc);
-    else
-        GPU_LAUNCH(sum_naive, grid, GPU_THREADS, 0, in, n,
-                   op == CUK_RED_NORM, acc);
+    if (op != CUK_RED_MIN && op != CUK_RED_MAX)
+        return naive_sum(op, out, in, op == CUK_RED_NORM ? in : NULL, n);
+    if (n == 0)
+        return 0;
+    if (fresh_acc(&acc, is_max) != 0)
+        return -1;
+    GPU_LAUNCH(minmax_naive, gpu_grid_1d(n), GPU_THREADS, 0, in, n, is_max, acc);
     GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, op, n);
     return 0;
 }
 
 extern "C" int naive_dot(float *out, const float *x, const float *y, size_t n)
 {
-    if (n == 0)
-        return 0;
-    naive_acc *acc;
-    if (gpu_scratch((void **)&acc, sizeof *acc) != 0)
-        return -1;
-    GPU_LAUNCH(naive_reset, 1, 1, 0, acc, 0);
-    GPU_LAUNCH(dot_naive, gpu_grid_1d(n), GPU_THREADS, 0, x, y, n, acc);
-    GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, CUK_RED_SUM, n);
-    return 0;
+    return naive_sum(CUK_RED_SUM, out, x, y, n);
 }

@@ -43,18 +43,9 @@ static __global__ void matmul_tiled(float *c, const float *a, const float *b, in
         c[(size_t)i * n + j] = acc;
 }
 
-/* Bands of rows, as in gpu_naive.cu: gridDim.y stops at 65535. */
 extern "C" int tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    const int band = GPU_MAX_GRID_Y * TILE;
-    dim3 block(TILE, TILE);
-    for (size_t i0 = 0; i0 < (size_t)m; i0 += band) {
-        int rows = m - (int)i0 < band ? m - (int)i0 : band;
-        dim3 grid(gpu_cdiv(n, TILE), gpu_cdiv(rows, TILE));
-        GPU_LAUNCH(matmul_tiled, grid, block, 0,
-                   c + i0 * n, a + i0 * k, b, rows, n, k);
-    }
-    return 0;
+    return GPU_MATMUL_GRID(matmul_tiled, TILE, c, a, b, m, n, k);
 }
 
 /* --- transpose ----------------------------------------------------------------- */
@@ -83,15 +74,7 @@ static __global__ void transpose_tiled(float *out, const float *in, int rows, in
 
 extern "C" int tiled_transpose(float *out, const float *in, int rows, int cols)
 {
-    const int band = GPU_MAX_GRID_Y * TR_TILE;
-    dim3 block(TR_TILE, TR_ROWS);
-    for (size_t r0 = 0; r0 < (size_t)rows; r0 += band) {
-        int n = rows - (int)r0 < band ? rows - (int)r0 : band;
-        dim3 grid(gpu_cdiv(cols, TR_TILE), gpu_cdiv(n, TR_TILE));
-        GPU_LAUNCH(transpose_tiled, grid, block, 0, out, in, rows, cols,
-                   (int)r0);
-    }
-    return 0;
+    return GPU_TRANSPOSE_GRID(transpose_tiled, dim3(TR_TILE, TR_ROWS), TR_TILE, out, in, rows, cols);
 }
 
 /* --- tree reductions ------------------------------------------------------------ */
@@ -244,10 +227,8 @@ extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
     unsigned grid;
     float *part;
-    if (n == 0)
-        return 0;
-    if (first_pass(n, &grid, &part) != 0)
-        return -1;
+    if (n == 0 || first_pass(n, &grid, &part) != 0)
+        return n == 0 ? 0 : -1;
     switch (op) {
     case CUK_RED_SUM: TWO_PASSES(reduce_sum, reduce_sum, FIN_NONE); break;
     case CUK_RED_MEAN: TWO_PASSES(reduce_sum, reduce_sum, FIN_MEAN); break;
@@ -263,10 +244,8 @@ extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
 {
     unsigned grid;
     float *part;
-    if (n == 0)
-        return 0;
-    if (first_pass(n, &grid, &part) != 0)
-        return -1;
+    if (n == 0 || first_pass(n, &grid, &part) != 0)
+        return n == 0 ? 0 : -1;
     GPU_LAUNCH(dot_tree, grid, GPU_THREADS, 0, x, y, n, part);
     GPU_LAUNCH(reduce_sum, 1, GPU_THREADS, 0, part, (size_t)grid, out, FIN_NONE, n);
     return 0;

@@ -138,14 +138,14 @@ static void draw_title(int w)
     snap_device d;
     snap_device_get(&d);
     if (d.usable)
-        snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d.peak_gflops / 1e3);
+        snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d.f.peak_gflops / 1e3);
     if (P.started_ms > 0)
         snprintf(state, sizeof state, "running %.1f s: %s", (timing_now_ms() - P.started_ms) / 1e3, P.running);
     else
         snprintf(state, sizeof state, "ready");
     wattron(P.top, A_REVERSE);
     mvwhline(P.top, 0, 0, ' ', w);
-    put_row(0, 0, " cuk | mode %s | %s%s | %s", session_mode_name(P.s), d.usable ? d.name : "no GPU", peak, state);
+    put_row(0, 0, " cuk | mode %s | %s%s | %s", session_mode_name(P.s), d.usable ? d.f.name : "no GPU", peak, state);
     wattroff(P.top, A_REVERSE);
 }
 

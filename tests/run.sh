@@ -35,6 +35,7 @@ run() {
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
+run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
 run commands tests/commands.sh
