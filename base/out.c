@@ -27,7 +27,7 @@ static const out_sink *sink = &std_sink;
 
 void out_set_sink(const out_sink *s) { sink = s ? s : &std_sink; }
 
-void out_write(out_channel ch, const char *s, size_t n) { sink->write(sink->ud, ch, s, n); }
+static void out_write(out_channel ch, const char *s, size_t n) { sink->write(sink->ud, ch, s, n); }
 
 void out_flush(void) { sink->flush(sink->ud); }
 

@@ -21,7 +21,6 @@ void out_set_sink(const out_sink *sink);
 
 void out_printf(const char *fmt, ...) CUK_PRINTF(1, 2);
 void out_errorf(const char *fmt, ...) CUK_PRINTF(1, 2);
-void out_write(out_channel ch, const char *s, size_t n);
 void out_flush(void);
 
 /* The plain sink (stdout, stderr), for a front end that switches between it

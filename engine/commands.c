@@ -12,7 +12,6 @@
 #include "engine/eval.h"
 #include "engine/fileio.h"
 #include "engine/pool.h"
-#include "engine/print.h"
 #include "engine/snapshot.h"
 #include "kernels/gpu.h"
 

@@ -149,7 +149,7 @@ float *mat_host(cuk_matrix *m)
     return m->host = h;
 }
 
-float *mat_dev(cuk_matrix *m)
+static float *mat_dev(cuk_matrix *m)
 {
     if (m->dev)
         return m->dev->ptr;

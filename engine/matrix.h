@@ -45,7 +45,6 @@ static inline size_t mat_bytes(const cuk_matrix *m) { return mat_numel(m) * size
  * counted in the command's timing record). NULL with the error set. */
 float *mat_data(cuk_matrix *m, const cuk_backend *be);
 float *mat_host(cuk_matrix *m);
-float *mat_dev(cuk_matrix *m);
 
 /* Copy n consecutive elements from element `first` on into dst, from
  * wherever the matrix lives; it stays there (a device-only matrix sends

@@ -9,21 +9,22 @@
 #include "engine/pool.h"
 #include "engine/timing.h"
 
+/* The names timing records show, from the operation lists. */
 #define OPLIST_NAME(id, name, ...) name,
 
-const char *op_ewise_name(cuk_ewop op)
+static const char *op_ewise_name(cuk_ewop op)
 {
     static const char *const n[] = {CUK_EWISE_OPS(OPLIST_NAME)};
     return op < CUK_EW_COUNT ? n[op] : "?";
 }
 
-const char *op_unary_name(cuk_unop op)
+static const char *op_unary_name(cuk_unop op)
 {
     static const char *const n[] = {CUK_UNARY_OPS(OPLIST_NAME)};
     return op < CUK_UN_COUNT ? n[op] : "?";
 }
 
-const char *op_reduce_name(cuk_redop op)
+static const char *op_reduce_name(cuk_redop op)
 {
     static const char *const n[] = {CUK_REDUCE_OPS(OPLIST_NAME)};
     return op < CUK_RED_COUNT ? n[op] : "?";

@@ -29,9 +29,4 @@ typedef struct {
 } op_block;
 cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks, int rows, int cols);
 
-/* Names used in timing records and messages. */
-const char *op_ewise_name(cuk_ewop op);
-const char *op_unary_name(cuk_unop op);
-const char *op_reduce_name(cuk_redop op);
-
 #endif

@@ -93,8 +93,6 @@ static void *source_alloc(size_t bytes, size_t asked)
         return NULL;
     P.st.device_allocs++;
     P.st.held += bytes;
-    if (P.st.held > P.st.peak_held)
-        P.st.peak_held = P.st.held;
     return p;
 }
 
@@ -102,7 +100,6 @@ static void source_release(void *p, size_t bytes)
 {
     if (P.src->release(p) != 0)
         cuk_err_clear(); /* nothing useful to do: the memory is lost either way */
-    P.st.device_frees++;
     P.st.held -= bytes;
 }
 

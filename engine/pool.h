@@ -40,9 +40,7 @@ typedef struct {
     size_t requested;              /* bytes asked for by live blocks */
     size_t in_use;                 /* class bytes of live blocks */
     size_t held;                   /* bytes obtained from the device */
-    size_t peak_held;
     unsigned long long device_allocs;  /* calls to the source's alloc */
-    unsigned long long device_frees;
     unsigned long long requests;       /* pool_alloc calls */
     unsigned long long reused;         /* served without a device allocation */
 } pool_stats;

@@ -126,7 +126,8 @@ static void report(cuk_session *s)
 static int (*const handlers[CMD_COUNT])(cuk_session *s, const stmt *st) = {CUK_COMMANDS(CMDLIST_HANDLER)};
 #undef CMDLIST_HANDLER
 
-int run_stmt(cuk_session *s, const stmt *st)
+/* Run one statement already parsed: 0, or -1 with the error set. */
+static int run_stmt(cuk_session *s, const stmt *st)
 {
     timing_kernel_events(s->time_on || s->panel_on || s->measuring);
     int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : eval_stmt(s, st);

@@ -4,7 +4,6 @@
 #ifndef CUK_RUN_H
 #define CUK_RUN_H
 
-#include "engine/ast.h"
 #include "engine/session.h"
 
 typedef enum {
@@ -23,8 +22,5 @@ run_status run_source(cuk_session *s, const char *text, size_t len, const char *
 /* Run a file by name ("-": stdin); RUN_ERROR with the error set if it
  * can't be read, else as run_source. */
 run_status run_file(cuk_session *s, const char *path);
-
-/* Run one statement already parsed: 0, or -1 with the error set. */
-int run_stmt(cuk_session *s, const stmt *st);
 
 #endif
