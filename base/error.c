@@ -67,29 +67,32 @@ void cuk_err_clear(void)
     err_slot.msg[0] = '\0';
 }
 
-static int (*progress_fn)(void *);
-static void *progress_ud;
-static int progress_shown;
+/* The front end's progress hook (error.h). */
+static struct {
+    int (*fn)(void *);
+    void *ud;
+    int shown;       /* what fn last said: 1 while it shows progress */
+    struct timespec last;
+} progress;
 
 void cuk_set_progress(int (*fn)(void *ud), void *ud)
 {
-    progress_fn = fn;
-    progress_ud = ud;
-    progress_shown = fn != NULL;
+    progress.fn = fn;
+    progress.ud = ud;
+    progress.shown = fn != NULL;
 }
 
 int cuk_progress(void)
 {
-    static struct timespec last;
     struct timespec now;
-    if (!progress_fn)
+    if (!progress.fn)
         return 0;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >= 100) {
-        last = now;
-        progress_shown = progress_fn(progress_ud);
+    if ((now.tv_sec - progress.last.tv_sec) * 1000 + (now.tv_nsec - progress.last.tv_nsec) / 1000000 >= 100) {
+        progress.last = now;
+        progress.shown = progress.fn(progress.ud);
     }
-    return progress_shown;
+    return progress.shown;
 }
 
 int cuk_check_interrupt(void)

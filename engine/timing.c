@@ -10,20 +10,21 @@
 
 #define REF_RUNS 64
 
-static timing_cmd cur;
-static int active, device_work;
-static int events_on = 1, events_now;
-static double cmd_t0, op_t0;
-static gpu_mark *marks[2 * TIMING_MAX_OPS];
-
-static timing_cmd hist[TIMING_HISTORY];
-static int hist_n, hist_next;
-
+/* The process's timing state (one session per process, see session.h). */
 static struct {
-    char op[16], shapes[64];
-    double ms;
-} ref_runs[REF_RUNS];
-static int ref_next;
+    timing_cmd cur;                       /* the statement being timed */
+    int active, device_work;
+    int events_on, events_now;            /* CUDA events wanted / in use for cur */
+    double cmd_t0, op_t0;
+    gpu_mark *marks[2 * TIMING_MAX_OPS];  /* start and end of each op of cur */
+    timing_cmd hist[TIMING_HISTORY];      /* finished statements, a ring */
+    int hist_n, hist_next;
+    struct {
+        char op[16], shapes[64];
+        double ms;
+    } refs[REF_RUNS];                     /* ops run in the reference mode, a ring */
+    int ref_next;
+} T = {.events_on = 1};
 
 double timing_now_ms(void)
 {
@@ -32,58 +33,58 @@ double timing_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-void timing_kernel_events(int on) { events_on = on; }
+void timing_kernel_events(int on) { T.events_on = on; }
 
 void timing_begin(const char *text, size_t len, const cuk_backend *mode)
 {
-    memset(&cur, 0, sizeof cur);
-    size_t n = len < sizeof cur.text - 1 ? len : sizeof cur.text - 1;
+    memset(&T.cur, 0, sizeof T.cur);
+    size_t n = len < sizeof T.cur.text - 1 ? len : sizeof T.cur.text - 1;
     for (size_t i = 0; i < n; i++)
-        cur.text[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
-    cur.mode = mode;
-    active = 1;
-    device_work = 0;
-    events_now = events_on;
-    cmd_t0 = timing_now_ms();
+        T.cur.text[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
+    T.cur.mode = mode;
+    T.active = 1;
+    T.device_work = 0;
+    T.events_now = T.events_on;
+    T.cmd_t0 = timing_now_ms();
 }
 
 /* The row an op goes to: its own, or the last one once the record is full. */
-static int op_slot(void) { return cur.nops < TIMING_MAX_OPS ? cur.nops : TIMING_MAX_OPS - 1; }
+static int op_slot(void) { return T.cur.nops < TIMING_MAX_OPS ? T.cur.nops : TIMING_MAX_OPS - 1; }
 
 static int record_mark(int i)
 {
-    if (!marks[i] && !(marks[i] = gpu_mark_new()))
+    if (!T.marks[i] && !(T.marks[i] = gpu_mark_new()))
         return -1;
-    return gpu_mark_record(marks[i]);
+    return gpu_mark_record(T.marks[i]);
 }
 
 int timing_op_begin(const cuk_backend *be)
 {
-    if (!active)
+    if (!T.active)
         return 0;
     if (!mode_on_device(be)) {
-        op_t0 = timing_now_ms();
+        T.op_t0 = timing_now_ms();
         return 0;
     }
-    device_work = 1;
-    if (!events_now || cur.nops >= TIMING_MAX_OPS) /* folded: the last row's start mark stays */
+    T.device_work = 1;
+    if (!T.events_now || T.cur.nops >= TIMING_MAX_OPS) /* folded: the last row's start mark stays */
         return 0;
     return record_mark(2 * op_slot());
 }
 
 void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, double flops, double bytes)
 {
-    if (!active)
+    if (!T.active)
         return;
     int i = op_slot();
-    timing_op *o = &cur.ops[i];
-    if (cur.nops < TIMING_MAX_OPS) {
+    timing_op *o = &T.cur.ops[i];
+    if (T.cur.nops < TIMING_MAX_OPS) {
         snprintf(o->op, sizeof o->op, "%s", op);
         snprintf(o->shapes, sizeof o->shapes, "%s", shapes);
         o->mode = be;
         o->on_device = mode_on_device(be);
         o->ms = 0;
-        cur.nops++;
+        T.cur.nops++;
     } else {
         snprintf(o->op, sizeof o->op, "(%d more)", o->count);
         o->shapes[0] = '\0';
@@ -92,66 +93,66 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
     o->flops += flops;
     o->bytes += bytes;
     if (!mode_on_device(be))
-        o->ms += timing_now_ms() - op_t0;
-    else if (events_now && record_mark(2 * i + 1) != 0)
+        o->ms += timing_now_ms() - T.op_t0;
+    else if (T.events_now && record_mark(2 * i + 1) != 0)
         cuk_err_clear(); /* the time is lost, the result is not */
 }
 
 void timing_moved(size_t h2d, size_t d2h)
 {
-    if (!active)
+    if (!T.active)
         return;
-    cur.h2d += h2d;
-    cur.d2h += d2h;
+    T.cur.h2d += h2d;
+    T.cur.d2h += d2h;
     if (h2d)
-        device_work = 1;
+        T.device_work = 1;
 }
 
 /* Keep the ops of a finished reference-mode command for timing_speedup. */
 static void remember_reference(void)
 {
-    for (int i = 0; i < cur.nops; i++) {
-        snprintf(ref_runs[ref_next].op, sizeof ref_runs[0].op, "%s", cur.ops[i].op);
-        snprintf(ref_runs[ref_next].shapes, sizeof ref_runs[0].shapes, "%s", cur.ops[i].shapes);
-        ref_runs[ref_next].ms = cur.ops[i].ms;
-        ref_next = (ref_next + 1) % REF_RUNS;
+    for (int i = 0; i < T.cur.nops; i++) {
+        snprintf(T.refs[T.ref_next].op, sizeof T.refs[0].op, "%s", T.cur.ops[i].op);
+        snprintf(T.refs[T.ref_next].shapes, sizeof T.refs[0].shapes, "%s", T.cur.ops[i].shapes);
+        T.refs[T.ref_next].ms = T.cur.ops[i].ms;
+        T.ref_next = (T.ref_next + 1) % REF_RUNS;
     }
 }
 
 int timing_end(int failed)
 {
     int rc = 0;
-    if (!active)
+    if (!T.active)
         return 0;
-    active = 0;
-    while (device_work && cuk_progress() && gpu_idle() == 0) /* the panel shows the time meanwhile */
+    T.active = 0;
+    while (T.device_work && cuk_progress() && gpu_idle() == 0) /* the panel shows the time meanwhile */
         ;
-    if (device_work)
+    if (T.device_work)
         rc = gpu_sync();
-    for (int i = 0; i < cur.nops; i++) {
-        timing_op *o = &cur.ops[i];
+    for (int i = 0; i < T.cur.nops; i++) {
+        timing_op *o = &T.cur.ops[i];
         if (o->on_device)
-            o->ms = rc == 0 && events_now ? gpu_mark_elapsed(marks[2 * i], marks[2 * i + 1]) : -1;
-        cur.kernel_ms += o->ms > 0 ? o->ms : 0;
-        cur.flops += o->flops;
-        cur.bytes += o->bytes;
+            o->ms = rc == 0 && T.events_now ? gpu_mark_elapsed(T.marks[2 * i], T.marks[2 * i + 1]) : -1;
+        T.cur.kernel_ms += o->ms > 0 ? o->ms : 0;
+        T.cur.flops += o->flops;
+        T.cur.bytes += o->bytes;
     }
-    cur.wall_ms = timing_now_ms() - cmd_t0;
-    cur.failed = failed || rc != 0;
-    if (!cur.failed && cur.mode && cur.mode->reference)
+    T.cur.wall_ms = timing_now_ms() - T.cmd_t0;
+    T.cur.failed = failed || rc != 0;
+    if (!T.cur.failed && T.cur.mode && T.cur.mode->reference)
         remember_reference();
-    hist[hist_next] = cur;
-    hist_next = (hist_next + 1) % TIMING_HISTORY;
-    if (hist_n < TIMING_HISTORY)
-        hist_n++;
+    T.hist[T.hist_next] = T.cur;
+    T.hist_next = (T.hist_next + 1) % TIMING_HISTORY;
+    if (T.hist_n < TIMING_HISTORY)
+        T.hist_n++;
     return rc;
 }
 
 const timing_cmd *timing_history(int i)
 {
-    if (i < 0 || i >= hist_n)
+    if (i < 0 || i >= T.hist_n)
         return NULL;
-    return &hist[(hist_next - 1 - i + TIMING_HISTORY) % TIMING_HISTORY];
+    return &T.hist[(T.hist_next - 1 - i + TIMING_HISTORY) % TIMING_HISTORY];
 }
 
 double timing_speedup(const timing_op *op)
@@ -159,9 +160,9 @@ double timing_speedup(const timing_op *op)
     if (!op->mode || op->mode->reference || op->ms <= 0)
         return -1;
     for (int k = 1; k <= REF_RUNS; k++) {
-        int i = (ref_next - k + REF_RUNS) % REF_RUNS;
-        if (ref_runs[i].op[0] && !strcmp(ref_runs[i].op, op->op) && !strcmp(ref_runs[i].shapes, op->shapes))
-            return ref_runs[i].ms > 0 ? ref_runs[i].ms / op->ms : -1;
+        int i = (T.ref_next - k + REF_RUNS) % REF_RUNS;
+        if (T.refs[i].op[0] && !strcmp(T.refs[i].op, op->op) && !strcmp(T.refs[i].shapes, op->shapes))
+            return T.refs[i].ms > 0 ? T.refs[i].ms / op->ms : -1;
     }
     return -1;
 }

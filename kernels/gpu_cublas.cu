@@ -10,37 +10,6 @@
 
 #include <cublasLt.h>
 
-static cublasHandle_t handle;
-
-/* Bind a new handle to the engine's stream. Pedantic math: FP32 arithmetic
- * exactly as specified, never TF32. */
-static int configure(cublasHandle_t h)
-{
-    CUBLAS_CHECK(cublasSetStream(h, gpu_stream_handle()));
-    CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
-    return 0;
-}
-
-/* The handle, created on first use; a half-configured one is never kept.
- * NULL with the error set if cuBLAS cannot start. */
-static cublasHandle_t get_handle(void)
-{
-    if (!handle) {
-        cublasHandle_t fresh;
-        cublasStatus_t st = cublasCreate(&fresh);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            gpu_cublas_fail(st, "cublasCreate(&fresh)", __FILE__, __LINE__);
-            return NULL;
-        }
-        if (configure(fresh) != 0) {
-            cublasDestroy(fresh);
-            return NULL;
-        }
-        handle = fresh;
-    }
-    return handle;
-}
-
 /* The product goes through cublasLt with a plan per shape, made once: the
  * descriptors and the algorithm cuBLAS's heuristic picks. A command then
  * only launches, which keeps the host's share of a small product low, and
@@ -56,10 +25,45 @@ typedef struct {
 #define LT_PLANS 16
 #define LT_WORKSPACE (32u << 20) /* what cuBLAS suggests for Hopper */
 
-static cublasLtHandle_t lt;
-static lt_plan plans[LT_PLANS];
-static int nplans, next_plan;
-static void *lt_workspace;
+/* The library's state, made on first use and kept for the process. */
+static struct {
+    cublasHandle_t handle;   /* for geam and dot */
+    cublasLtHandle_t lt;     /* for the product */
+    lt_plan plans[LT_PLANS]; /* a ring of the shapes seen */
+    int nplans, next_plan;
+    void *lt_workspace;
+} lib;
+
+/* Bind a new handle to the engine's stream. Pedantic math: FP32 arithmetic
+ * exactly as specified, never TF32. */
+static int configure(cublasHandle_t h)
+{
+    CUBLAS_CHECK(cublasSetStream(h, gpu_stream_handle()));
+    CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    return 0;
+}
+
+/* The handle, created on first use; a half-configured one is never kept.
+ * NULL with the error set if cuBLAS cannot start. */
+static cublasHandle_t get_handle(void)
+{
+    if (!lib.handle) {
+        cublasHandle_t fresh;
+        cublasStatus_t st = cublasCreate(&fresh);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            gpu_cublas_fail(st, "cublasCreate(&fresh)", __FILE__, __LINE__);
+            return NULL;
+        }
+        if (configure(fresh) != 0) {
+            cublasDestroy(fresh);
+            return NULL;
+        }
+        lib.handle = fresh;
+    }
+    return lib.handle;
+}
+
+
 
 static void plan_release(lt_plan *p)
 {
@@ -87,7 +91,7 @@ static int plan_make(lt_plan *p, int m, int n, int k)
     cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                              sizeof ws);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &best, &found);
+        st = cublasLtMatmulAlgoGetHeuristic(lib.lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &best, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     CUBLAS_CHECK(st);
     if (found == 0)
@@ -99,25 +103,25 @@ static int plan_make(lt_plan *p, int m, int n, int k)
 /* The plan for m x k x n: cached, or made in the oldest slot. */
 static lt_plan *plan_for(int m, int n, int k)
 {
-    for (int i = 0; i < nplans; i++)
-        if (plans[i].m == m && plans[i].n == n && plans[i].k == k)
-            return &plans[i];
-    if (!lt) {
-        cublasStatus_t st = cublasLtCreate(&lt);
+    for (int i = 0; i < lib.nplans; i++)
+        if (lib.plans[i].m == m && lib.plans[i].n == n && lib.plans[i].k == k)
+            return &lib.plans[i];
+    if (!lib.lt) {
+        cublasStatus_t st = cublasLtCreate(&lib.lt);
         if (st != CUBLAS_STATUS_SUCCESS) {
-            gpu_cublas_fail(st, "cublasLtCreate(&lt)", __FILE__, __LINE__);
+            gpu_cublas_fail(st, "cublasLtCreate(&lib.lt)", __FILE__, __LINE__);
             return NULL;
         }
     }
-    if (!lt_workspace) {
-        cudaError_t err = cudaMalloc(&lt_workspace, LT_WORKSPACE);
+    if (!lib.lt_workspace) {
+        cudaError_t err = cudaMalloc(&lib.lt_workspace, LT_WORKSPACE);
         if (err != cudaSuccess) {
-            gpu_fail(err, "cudaMalloc(&lt_workspace, LT_WORKSPACE)", __FILE__, __LINE__);
-            lt_workspace = NULL;
+            gpu_fail(err, "cudaMalloc(&lib.lt_workspace, LT_WORKSPACE)", __FILE__, __LINE__);
+            lib.lt_workspace = NULL;
             return NULL;
         }
     }
-    lt_plan *p = &plans[nplans < LT_PLANS ? nplans++ : next_plan++ % LT_PLANS];
+    lt_plan *p = &lib.plans[lib.nplans < LT_PLANS ? lib.nplans++ : lib.next_plan++ % LT_PLANS];
     if (p->op)
         plan_release(p);
     if (plan_make(p, m, n, k) != 0) {
@@ -133,8 +137,8 @@ extern "C" int cublas_matmul(float *c, const float *a, const float *b, int m, in
     lt_plan *p = plan_for(m, n, k);
     if (!p)
         return -1;
-    CUBLAS_CHECK(cublasLtMatmul(lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
-                                lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
+    CUBLAS_CHECK(cublasLtMatmul(lib.lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
+                                lib.lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
     gpu_count_call("cublasLtMatmul (library kernels)");
     return 0;
 }

@@ -11,14 +11,16 @@
 
 /* --- device state --------------------------------------------------------- */
 
-static int init_state;          /* 0 not tried, 1 usable, -1 no device */
-static char unusable_why[600];  /* set when init_state < 0 or after poisoning */
-static int poisoned;
-static gpu_info info;
-static cudaStream_t stream;
-
-static void *scratch_buf;
-static size_t scratch_cap;
+/* The process's device: one, opened once (one session per process). */
+static struct {
+    int init_state;          /* 0 not tried, 1 usable, -1 no device */
+    char unusable_why[600];  /* set when init_state < 0 or after poisoning */
+    int poisoned;
+    gpu_info info;
+    cudaStream_t stream;     /* every copy, kernel and library call goes on it */
+    void *scratch_buf;       /* gpu_scratch's buffer */
+    size_t scratch_cap;
+} gpu;
 
 /* FP32 lanes per SM by architecture, for the peak the panel shows. */
 static int fp32_lanes(int major, int minor)
@@ -42,23 +44,23 @@ static int attr(cudaDeviceAttr what, int dev)
 
 static void fill_info(const cudaDeviceProp *p, int dev)
 {
-    snprintf(info.name, sizeof info.name, "%s", p->name);
-    info.cc_major = p->major;
-    info.cc_minor = p->minor;
-    info.sms = p->multiProcessorCount;
-    info.fp32_lanes_per_sm = fp32_lanes(p->major, p->minor);
+    snprintf(gpu.info.name, sizeof gpu.info.name, "%s", p->name);
+    gpu.info.cc_major = p->major;
+    gpu.info.cc_minor = p->minor;
+    gpu.info.sms = p->multiProcessorCount;
+    gpu.info.fp32_lanes_per_sm = fp32_lanes(p->major, p->minor);
     /* CUDA 13 dropped the clock fields from cudaDeviceProp: ask for them. */
-    info.clock_ghz = attr(cudaDevAttrClockRate, dev) * 1e-6;
-    info.peak_gflops = info.sms * info.fp32_lanes_per_sm * 2.0 * info.clock_ghz;
+    gpu.info.clock_ghz = attr(cudaDevAttrClockRate, dev) * 1e-6;
+    gpu.info.peak_gflops = gpu.info.sms * gpu.info.fp32_lanes_per_sm * 2.0 * gpu.info.clock_ghz;
     double mem_hz = attr(cudaDevAttrMemoryClockRate, dev) * 1e3;
     double bus_bytes = attr(cudaDevAttrGlobalMemoryBusWidth, dev) / 8.0;
-    info.mem_bw_gbs = 2.0 * mem_hz * bus_bytes * 1e-9;   /* double data rate */
-    info.mem_total = p->totalGlobalMem;
-    info.l2_bytes = (size_t)p->l2CacheSize;
-    info.max_threads_per_sm = p->maxThreadsPerMultiProcessor;
-    info.smem_per_sm = p->sharedMemPerMultiprocessor;
-    cudaDriverGetVersion(&info.driver_version);
-    cudaRuntimeGetVersion(&info.runtime_version);
+    gpu.info.mem_bw_gbs = 2.0 * mem_hz * bus_bytes * 1e-9;   /* double data rate */
+    gpu.info.mem_total = p->totalGlobalMem;
+    gpu.info.l2_bytes = (size_t)p->l2CacheSize;
+    gpu.info.max_threads_per_sm = p->maxThreadsPerMultiProcessor;
+    gpu.info.smem_per_sm = p->sharedMemPerMultiprocessor;
+    cudaDriverGetVersion(&gpu.info.driver_version);
+    cudaRuntimeGetVersion(&gpu.info.runtime_version);
 }
 
 /* Why cudaGetDeviceCount found nothing, in the user's terms. */
@@ -67,18 +69,18 @@ static void explain_no_device(cudaError_t err)
     int driver = 0;
     cudaDriverGetVersion(&driver);
     if (driver == 0)
-        snprintf(unusable_why, sizeof unusable_why, "no CUDA driver found");
+        snprintf(gpu.unusable_why, sizeof gpu.unusable_why, "no CUDA driver found");
     else if (err == cudaErrorInsufficientDriver)
-        snprintf(unusable_why, sizeof unusable_why,
+        snprintf(gpu.unusable_why, sizeof gpu.unusable_why,
                  "the CUDA driver is too old for this build (driver %d.%d, runtime %d.%d; %s)",
                  driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
                  CUDART_VERSION % 1000 / 10, cudaGetErrorName(err));
     else
-        snprintf(unusable_why, sizeof unusable_why, "no CUDA device found (%s: %s)",
+        snprintf(gpu.unusable_why, sizeof gpu.unusable_why, "no CUDA device found (%s: %s)",
                  cudaGetErrorName(err), cudaGetErrorString(err));
 }
 
-/* Open device 0 and the stream; 0, or -1 with unusable_why set. */
+/* Open device 0 and the gpu.stream; 0, or -1 with gpu.unusable_why set. */
 static int open_device(void)
 {
     int count = 0;
@@ -93,19 +95,19 @@ static int open_device(void)
     cudaDeviceProp prop;
     err = cudaGetDeviceProperties(&prop, 0);
     if (err == cudaSuccess && prop.major * 10 + prop.minor < 75) {
-        snprintf(unusable_why, sizeof unusable_why,
+        snprintf(gpu.unusable_why, sizeof gpu.unusable_why,
                  "%s has compute capability %d.%d; cuk needs 7.5 or newer",
                  prop.name, prop.major, prop.minor);
         return -1;
     }
     if (err == cudaSuccess)
         err = cudaSetDevice(0);
-    /* Non-blocking: our work never waits on, or for, the legacy default stream. */
+    /* Non-blocking: our work never waits on, or for, the legacy default gpu.stream. */
     if (err == cudaSuccess)
-        err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        err = cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking);
     if (err != cudaSuccess) {
         cudaGetLastError();
-        snprintf(unusable_why, sizeof unusable_why, "cannot open CUDA device 0 (%s: %s)",
+        snprintf(gpu.unusable_why, sizeof gpu.unusable_why, "cannot open CUDA device 0 (%s: %s)",
                  cudaGetErrorName(err), cudaGetErrorString(err));
         return -1;
     }
@@ -115,40 +117,40 @@ static int open_device(void)
 
 extern "C" int gpu_init(void)
 {
-    if (init_state == 0)
-        init_state = open_device() == 0 ? 1 : -1;
-    return init_state > 0 ? 0 : -1;
+    if (gpu.init_state == 0)
+        gpu.init_state = open_device() == 0 ? 1 : -1;
+    return gpu.init_state > 0 ? 0 : -1;
 }
 
 extern "C" int gpu_usable(const char **why)
 {
     gpu_init();
-    if (init_state > 0 && !poisoned)
+    if (gpu.init_state > 0 && !gpu.poisoned)
         return 1;
     if (why)
-        *why = unusable_why;
+        *why = gpu.unusable_why;
     return 0;
 }
 
 extern "C" const gpu_info *gpu_device(void)
 {
-    return init_state > 0 ? &info : NULL;
+    return gpu.init_state > 0 ? &gpu.info : NULL;
 }
 
 extern "C" void gpu_poison(const char *why)
 {
-    poisoned = 1;
-    snprintf(unusable_why, sizeof unusable_why, "the CUDA context is unusable after: %s", why);
+    gpu.poisoned = 1;
+    snprintf(gpu.unusable_why, sizeof gpu.unusable_why, "the CUDA context is unusable after: %s", why);
 }
 
 extern "C" cudaStream_t gpu_stream_handle(void)
 {
-    return stream;
+    return gpu.stream;
 }
 
 extern "C" int gpu_sm_count(void)
 {
-    return info.sms > 0 ? info.sms : 1;
+    return gpu.info.sms > 0 ? gpu.info.sms : 1;
 }
 
 /* --- errors ---------------------------------------------------------------- */
@@ -205,7 +207,7 @@ extern "C" int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *
     snprintf(msg, sizeof msg, "cuBLAS error: %s (%s) in %s at %s:%d", cublasGetStatusString(st),
              cublasGetStatusName(st), call, file, line);
     /* cuBLAS reports a dead context as a failed execution: ask the runtime. */
-    cudaError_t err = cudaStreamQuery(stream);
+    cudaError_t err = cudaStreamQuery(gpu.stream);
     return report(is_sticky(err == cudaErrorNotReady ? cudaSuccess : err), msg);
 }
 
@@ -322,19 +324,19 @@ extern "C" unsigned gpu_grid_1d(size_t n)
 
 extern "C" int gpu_scratch(void **p, size_t bytes)
 {
-    if (bytes > scratch_cap) {
+    if (bytes > gpu.scratch_cap) {
         size_t cap = bytes > 65536 ? bytes : 65536;
-        if (scratch_buf) {
+        if (gpu.scratch_buf) {
             /* Queued kernels may still use the old buffer. */
-            GPU_CHECK(cudaStreamSynchronize(stream));
-            GPU_CHECK(cudaFree(scratch_buf));
-            scratch_buf = NULL;
-            scratch_cap = 0;
+            GPU_CHECK(cudaStreamSynchronize(gpu.stream));
+            GPU_CHECK(cudaFree(gpu.scratch_buf));
+            gpu.scratch_buf = NULL;
+            gpu.scratch_cap = 0;
         }
-        GPU_CHECK(cudaMalloc(&scratch_buf, cap));
-        scratch_cap = cap;
+        GPU_CHECK(cudaMalloc(&gpu.scratch_buf, cap));
+        gpu.scratch_cap = cap;
     }
-    *p = scratch_buf;
+    *p = gpu.scratch_buf;
     return 0;
 }
 
@@ -365,7 +367,7 @@ extern "C" int gpu_raw_free(void *p)
 
 extern "C" int gpu_memset(void *p, int byte, size_t bytes)
 {
-    GPU_CHECK(cudaMemsetAsync(p, byte, bytes, stream));
+    GPU_CHECK(cudaMemsetAsync(p, byte, bytes, gpu.stream));
     return 0;
 }
 
@@ -373,26 +375,26 @@ extern "C" int gpu_memset(void *p, int byte, size_t bytes)
  * this returns and src may be reused at once. */
 extern "C" int gpu_h2d(void *dst, const void *src, size_t bytes)
 {
-    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, gpu.stream));
     return 0;
 }
 
 extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
 {
-    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
-    GPU_CHECK(cudaStreamSynchronize(stream));
+    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, gpu.stream));
+    GPU_CHECK(cudaStreamSynchronize(gpu.stream));
     return 0;
 }
 
 extern "C" int gpu_sync(void)
 {
-    GPU_CHECK(cudaStreamSynchronize(stream));
+    GPU_CHECK(cudaStreamSynchronize(gpu.stream));
     return 0;
 }
 
 extern "C" int gpu_idle(void)
 {
-    cudaError_t err = cudaStreamQuery(stream);
+    cudaError_t err = cudaStreamQuery(gpu.stream);
     if (err == cudaErrorNotReady)
         return 0;
     GPU_CHECK(err);
@@ -424,7 +426,7 @@ extern "C" gpu_mark *gpu_mark_new(void)
 
 extern "C" int gpu_mark_record(gpu_mark *m)
 {
-    GPU_CHECK(cudaEventRecord(m->ev, stream));
+    GPU_CHECK(cudaEventRecord(m->ev, gpu.stream));
     m->recorded = 1;
     return 0;
 }
