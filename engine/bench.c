@@ -133,7 +133,7 @@ int cmd_bench(cuk_session *s, const stmt *st)
     cuk_matrix *ref = NULL;
     double cpu_ms = -1;
     int rc = 0, header = 0;
-    for (int i = 0; i < MODE_COUNT && rc == 0; i++) {
+    for (int i = 0; i < mode_count() && rc == 0; i++) {
         const cuk_backend *be = mode_get(i);
         const char *why;
         sample smp = {0};

@@ -43,7 +43,7 @@ int cmd_mode(cuk_session *s, const stmt *st)
 
 int cmd_modes(cuk_session *s, const stmt *st)
 {
-    for (int i = 0; i < MODE_COUNT; i++) {
+    for (int i = 0; i < mode_count(); i++) {
         const cuk_backend *be = mode_get(i);
         const char *why = NULL;
         int ok = mode_available(be, &why);

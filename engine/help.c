@@ -69,7 +69,7 @@ static void help_commands(void)
 static void help_modes(void)
 {
     out_printf("modes (`mode NAME` selects one; `modes` shows which are available here):\n");
-    for (int i = 0; i < MODE_COUNT; i++)
+    for (int i = 0; i < mode_count(); i++)
         out_printf("  %-7s %-4s  %s\n", mode_get(i)->name, mode_on_device(mode_get(i)) ? "GPU" : "host",
                    mode_get(i)->summary);
     out_printf("every mode runs every operation; values and rand/randn seeds agree across modes.\n");

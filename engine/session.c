@@ -34,7 +34,7 @@ cuk_session *session_new(const cuk_frontend *fe)
     s->fe = fe;
     attach(fe);
     s->seed = (uint64_t)timing_now_ms() * 2654435761u; /* until `seed N` */
-    s->mode = mode_get(gpu_init() == 0 ? MODE_TILED : MODE_CPU);
+    s->mode = mode_find(gpu_init() == 0 ? "tiled" : "cpu");
     return s;
 }
 
@@ -54,7 +54,7 @@ int session_set_mode(cuk_session *s, const char *name)
     const char *why = NULL;
     if (!be) {
         char list[128] = "";
-        for (int i = 0; i < MODE_COUNT; i++)
+        for (int i = 0; i < mode_count(); i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", mode_get(i)->name);
         return cuk_err("unknown mode '%s' (modes: %s)", name, list);
     }
@@ -68,7 +68,7 @@ const char *session_mode_name(const cuk_session *s) { return s->mode->name; }
 
 int session_mode_on_device(const cuk_session *s) { return mode_on_device(s->mode); }
 
-const char *session_mode_at(int i) { return i >= 0 && i < MODE_COUNT ? mode_get(i)->name : NULL; }
+const char *session_mode_at(int i) { return mode_get(i) ? mode_get(i)->name : NULL; }
 
 int session_columns(const cuk_session *s)
 {

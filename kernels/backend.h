@@ -39,38 +39,48 @@ typedef struct {
     int bcast;
 } cuk_arg;
 
+/* The operations, as function types: a backend file declares each entry
+ * point it defines with its type (`cuk_matmul_fn tiled_matmul;`), so the
+ * compiler checks it against the table's slot. */
+/* c (m x n) = a (m x k) @ b (k x n) */
+typedef int cuk_matmul_fn(float *c, const float *a, const float *b, int m, int n, int k);
+/* out (cols x rows) = transpose of in (rows x cols) */
+typedef int cuk_transpose_fn(float *out, const float *in, int rows, int cols);
+typedef int cuk_ewise_fn(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n);
+typedef int cuk_unary_fn(cuk_unop op, float *out, const float *in, size_t n);
+/* out is one float where the backend's buffers live */
+typedef int cuk_reduce_fn(cuk_redop op, float *out, const float *in, size_t n);
+typedef int cuk_dot_fn(float *out, const float *x, const float *y, size_t n);
+typedef int cuk_fill_fn(float *out, float v, size_t n);
+typedef int cuk_eye_fn(float *out, int rows, int cols);
+/* n values of the counter-based stream (seed, stream); element i is the same
+ * number in every mode (kernels/philox.h). */
+typedef int cuk_random_fn(cuk_dist dist, float *out, size_t n, uint64_t seed, uint64_t stream);
+/* Copy a rows x cols block between row-major buffers with leading dimensions
+ * sld and dld (in elements): slicing and concatenation. */
+typedef int cuk_copy2d_fn(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols);
+
 /* What a backend implements. In the table a mode may leave an entry NULL:
  * it is then taken from its base mode when the table is resolved. */
 typedef struct {
-    /* c (m x n) = a (m x k) @ b (k x n) */
-    int (*matmul)(float *c, const float *a, const float *b, int m, int n, int k);
-    /* out (cols x rows) = transpose of in (rows x cols) */
-    int (*transpose)(float *out, const float *in, int rows, int cols);
-    int (*ewise)(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n);
-    int (*unary)(cuk_unop op, float *out, const float *in, size_t n);
-    /* out is one float where the backend's buffers live */
-    int (*reduce)(cuk_redop op, float *out, const float *in, size_t n);
-    int (*dot)(float *out, const float *x, const float *y, size_t n);
-    int (*fill)(float *out, float v, size_t n);
-    int (*eye)(float *out, int rows, int cols);
-    /* n values of the counter-based stream (seed, stream); element i is the
-     * same number in every mode (kernels/philox.h). */
-    int (*random)(cuk_dist dist, float *out, size_t n, uint64_t seed, uint64_t stream);
-    /* Copy a rows x cols block between row-major buffers with leading
-     * dimensions sld and dld (in elements): slicing and concatenation. */
-    int (*copy2d)(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols);
+    cuk_matmul_fn *matmul;
+    cuk_transpose_fn *transpose;
+    cuk_ewise_fn *ewise;
+    cuk_unary_fn *unary;
+    cuk_reduce_fn *reduce;
+    cuk_dot_fn *dot;
+    cuk_fill_fn *fill;
+    cuk_eye_fn *eye;
+    cuk_random_fn *random;
+    cuk_copy2d_fn *copy2d;
 } cuk_ops;
-
-/* The modes in ladder order; the table in modes.c has one row each. */
-typedef enum { MODE_CPU, MODE_BLAS, MODE_NAIVE, MODE_TILED, MODE_FAST, MODE_CUBLAS, MODE_COUNT } cuk_mode_id;
 
 /* What a mode needs from the machine to be usable. */
 typedef enum { NEEDS_HOST, NEEDS_BLAS, NEEDS_GPU } cuk_needs;
 
 typedef struct cuk_backend {
-    cuk_mode_id id;
     const char *name;
-    cuk_mode_id base;      /* where its empty entries come from (itself: none) */
+    const char *base;      /* the mode its empty entries come from, or NULL */
     cuk_needs needs;
     int reference;         /* the mode speedups are measured against */
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */
@@ -81,8 +91,10 @@ typedef struct cuk_backend {
 /* 1 if buffers are device pointers. */
 static inline int mode_on_device(const cuk_backend *m) { return m->needs == NEEDS_GPU; }
 
-/* The resolved row of a mode (every entry filled from its base chain). */
-const cuk_backend *mode_get(cuk_mode_id id);
+/* How many modes there are, and the resolved row of mode i in ladder order
+ * (every entry filled from its base chain); NULL past the end. */
+int mode_count(void);
+const cuk_backend *mode_get(int i);
 /* By name; NULL if there is no such mode. */
 const cuk_backend *mode_find(const char *name);
 /* The reference mode (cpu). */

@@ -1,14 +1,20 @@
 /* blas.c - mode blas: the system's BLAS (OpenBLAS where installed, on all
  * cores) for the operations BLAS has: the product, dot and the 2-norm. The
- * rest shares mode cpu's loops. */
+ * rest comes from mode cpu through the mode table. */
 #include <math.h>
 #include <stdio.h>
 
 #include "base/error.h"
-#include "kernels/entries.h"
+#include "kernels/backend.h"
 
 #ifdef CUK_HAVE_BLAS
 #include <cblas.h>
+
+/* The entry points of mode blas (modes.c); the rest of its table comes from
+ * mode cpu, whose reduce handles what BLAS has no routine for. */
+cuk_matmul_fn blas_matmul;
+cuk_reduce_fn blas_reduce, cpu_reduce;
+cuk_dot_fn blas_dot;
 
 /* Rows per sgemm call: the product runs in panels of about 2 GFLOP so that
  * Ctrl-C is noticed within a fraction of a second even on huge inputs. */

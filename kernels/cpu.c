@@ -2,7 +2,7 @@
  * classic lectures time, so the matrix product is the textbook i-j-k triple
  * loop; reductions accumulate in double so that the baseline is also a
  * trustworthy reference. Long loops poll for Ctrl-C between rows or chunks. */
-#include "kernels/entries.h"
+#include "kernels/backend.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,6 +10,18 @@
 #include "base/error.h"
 #include "kernels/elementwise.h"
 #include "kernels/philox.h"
+
+/* The entry points of mode cpu, the root of the host modes (modes.c). */
+cuk_matmul_fn cpu_matmul;
+cuk_transpose_fn cpu_transpose;
+cuk_ewise_fn cpu_ewise;
+cuk_unary_fn cpu_unary;
+cuk_reduce_fn cpu_reduce;
+cuk_dot_fn cpu_dot;
+cuk_fill_fn cpu_fill;
+cuk_eye_fn cpu_eye;
+cuk_random_fn cpu_random;
+cuk_copy2d_fn cpu_copy2d;
 
 #define CHUNK ((size_t)1 << 20) /* elements between interrupt checks */
 

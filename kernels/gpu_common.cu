@@ -7,6 +7,13 @@
 
 #include "kernels/elementwise.h"
 
+/* The entry points every GPU mode shares (naive's row in modes.c). */
+extern "C" cuk_ewise_fn gpu_ewise;
+extern "C" cuk_unary_fn gpu_unary;
+extern "C" cuk_fill_fn gpu_fill;
+extern "C" cuk_eye_fn gpu_eye;
+extern "C" cuk_copy2d_fn gpu_copy2d;
+
 /* One operand: the broadcast value is read once per thread, not per element. */
 static __device__ __forceinline__ float scalar_of(cuk_arg a)
 {

@@ -10,6 +10,11 @@
 
 #include <cublasLt.h>
 
+/* The entry points of mode cublas (modes.c). */
+extern "C" cuk_matmul_fn cublas_matmul;
+extern "C" cuk_transpose_fn cublas_transpose;
+extern "C" cuk_dot_fn cublas_dot;
+
 /* The product goes through cublasLt with a plan per shape, made once: the
  * descriptors and the algorithm cuBLAS's heuristic picks. A command then
  * only launches, which keeps the host's share of a small product low, and

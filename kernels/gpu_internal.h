@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
-#include "kernels/entries.h" /* the entry points each .cu file defines */
+#include "kernels/backend.h"
 #include "kernels/gpu.h"
 
 /* Threads per block of the 1-D kernels (elementwise, reductions). */

@@ -7,6 +7,12 @@
 #include <limits.h>
 #include <math.h>
 
+/* The entry points of mode naive (modes.c). */
+extern "C" cuk_matmul_fn naive_matmul;
+extern "C" cuk_transpose_fn naive_transpose;
+extern "C" cuk_reduce_fn naive_reduce;
+extern "C" cuk_dot_fn naive_dot;
+
 #define BLOCK 16   /* matmul: 16 x 16 threads, one per element of C */
 #define TR_X 32    /* transpose: a warp spans 32 columns of the input */
 #define TR_Y 8

@@ -4,6 +4,8 @@
 #include "kernels/gpu_internal.h"
 #include "kernels/philox.h"
 
+extern "C" cuk_random_fn gpu_random; /* shared by every GPU mode (modes.c) */
+
 /* One thread per Philox block: element i is value i%4 of block i/4, so out
  * is written in runs of 4 and only the last run can be short. */
 static __global__ void random_kernel(int normal, float *out, size_t n, uint64_t seed, uint64_t stream)

@@ -9,6 +9,12 @@
 #include "base/error.h"
 #include "kernels/elementwise.h"
 
+/* The entry points of mode tiled (modes.c). */
+extern "C" cuk_matmul_fn tiled_matmul;
+extern "C" cuk_transpose_fn tiled_transpose;
+extern "C" cuk_reduce_fn tiled_reduce;
+extern "C" cuk_dot_fn tiled_dot;
+
 #define TILE 16     /* matmul: 16 x 16 threads compute a 16 x 16 tile of C */
 #define TR_TILE 32  /* transpose: 32 x 32 tiles ... */
 #define TR_ROWS 8   /* ... moved by 32 x 8 threads, 4 elements each */

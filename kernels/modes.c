@@ -1,13 +1,25 @@
 /* modes.c - the ladder of modes, one row each, in ladder order. A row names
  * its base mode and fills only what it does differently; the rest is taken
- * from the base chain once, when the table is first used. */
+ * from the base chain once, when the table is first used. A new mode is a
+ * row here and a file with its kernels. */
 #include "kernels/backend.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "kernels/entries.h"
 #include "kernels/gpu.h"
+
+/* The entry points the rows name, each defined in its mode's file. */
+cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul;
+cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, cublas_transpose;
+cuk_ewise_fn cpu_ewise, gpu_ewise;
+cuk_unary_fn cpu_unary, gpu_unary;
+cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce;
+cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, cublas_dot;
+cuk_fill_fn cpu_fill, gpu_fill;
+cuk_eye_fn cpu_eye, gpu_eye;
+cuk_random_fn cpu_random, gpu_random;
+cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
 
 /* Entry points of optional parts are left out of builds without them; the
  * mode is then unavailable (mode_available says why) and never called. */
@@ -22,28 +34,33 @@
 #define BLAS_OP(fn) NULL
 #endif
 
-static cuk_backend table[MODE_COUNT] = {
-    {MODE_CPU, "cpu", MODE_CPU, NEEDS_HOST, 1, NULL,
-     "textbook triple loop on one host thread: the lecture baseline",
-     {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
-      cpu_copy2d}},
-    {MODE_BLAS, "blas", MODE_CPU, NEEDS_BLAS, 0, NULL,
-     "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
-     {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
-    {MODE_NAIVE, "naive", MODE_NAIVE, NEEDS_GPU, 0, NULL,
-     "GPU: one thread per output element, global memory only",
-     {GPU_OP(naive_matmul), GPU_OP(naive_transpose), GPU_OP(gpu_ewise), GPU_OP(gpu_unary), GPU_OP(naive_reduce),
-      GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random), GPU_OP(gpu_copy2d)}},
-    {MODE_TILED, "tiled", MODE_NAIVE, NEEDS_GPU, 0, NULL,
-     "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
-     {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose), .reduce = GPU_OP(tiled_reduce),
-      .dot = GPU_OP(tiled_dot)}},
-    {MODE_FAST, "fast", MODE_TILED, NEEDS_GPU, 0, "the fast kernel is not written yet (use tiled or cublas)",
-     "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)", {0}},
-    {MODE_CUBLAS, "cublas", MODE_TILED, NEEDS_GPU, 0, NULL,
-     "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
-     {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
+static cuk_backend table[] = {
+    {.name = "cpu", .needs = NEEDS_HOST, .reference = 1,
+     .summary = "textbook triple loop on one host thread: the lecture baseline",
+     .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
+             cpu_copy2d}},
+    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS,
+     .summary = "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
+     .ops = {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
+    /* naive is the root of the GPU modes: it holds the kernels they share */
+    {.name = "naive", .needs = NEEDS_GPU,
+     .summary = "GPU: one thread per output element, global memory only",
+     .ops = {GPU_OP(naive_matmul), GPU_OP(naive_transpose), GPU_OP(gpu_ewise), GPU_OP(gpu_unary),
+             GPU_OP(naive_reduce), GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random),
+             GPU_OP(gpu_copy2d)}},
+    {.name = "tiled", .base = "naive", .needs = NEEDS_GPU,
+     .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
+     .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
+             .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
+    {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
+     .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
+     .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
+    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU,
+     .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
+     .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
 };
+
+#define NMODES ((int)(sizeof table / sizeof table[0]))
 
 static const cuk_backend *running;
 
@@ -64,52 +81,53 @@ static void inherit(cuk_ops *m, const cuk_ops *b)
 #undef INHERIT
 }
 
-/* Fill m's empty entries from its base chain, nearest base first. */
-static void resolve_one(cuk_backend *m)
+static cuk_backend *row_named(const char *name)
 {
-    for (const cuk_backend *b = m; b->base != b->id;) {
-        b = &table[b->base];
-        inherit(&m->ops, &b->ops);
-    }
-}
-
-static void resolve(void)
-{
-    static int done;
-    if (done)
-        return;
-    for (int i = 0; i < MODE_COUNT; i++)
-        resolve_one(&table[i]);
-    done = 1;
-}
-
-const cuk_backend *mode_get(cuk_mode_id id)
-{
-    resolve();
-    return id >= 0 && id < MODE_COUNT ? &table[id] : NULL;
-}
-
-const cuk_backend *mode_find(const char *name)
-{
-    resolve();
-    for (int i = 0; i < MODE_COUNT; i++)
+    for (int i = 0; i < NMODES; i++)
         if (!strcmp(table[i].name, name))
             return &table[i];
     return NULL;
 }
 
+/* Fill each row's empty entries from its base chain, nearest base first.
+ * A base is an earlier row, so the chain always ends. */
+static void resolve(void)
+{
+    static int done;
+    if (done)
+        return;
+    for (int i = 0; i < NMODES; i++)
+        for (const cuk_backend *b = &table[i]; b->base && (b = row_named(b->base)) && b < &table[i];)
+            inherit(&table[i].ops, &b->ops);
+    done = 1;
+}
+
+int mode_count(void) { return NMODES; }
+
+const cuk_backend *mode_get(int i)
+{
+    resolve();
+    return i >= 0 && i < NMODES ? &table[i] : NULL;
+}
+
+const cuk_backend *mode_find(const char *name)
+{
+    resolve();
+    return row_named(name);
+}
+
 const cuk_backend *mode_reference(void)
 {
     resolve();
-    for (int i = 0; i < MODE_COUNT; i++)
+    for (int i = 0; i < NMODES; i++)
         if (table[i].reference)
             return &table[i];
-    return &table[MODE_CPU];
+    return &table[0];
 }
 
 int mode_available(const cuk_backend *m, const char **why)
 {
-    const char *no = NULL;
+    const char *no = m->unwritten;
     if (m->needs == NEEDS_GPU && !gpu_usable(&no))
         ;
     else if (m->needs == NEEDS_BLAS && !blas_linked(&no))

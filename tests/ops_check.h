@@ -227,7 +227,7 @@ static void oc_fills(int rows, int cols)
  * (an entry a mode leaves empty comes from its base chain). */
 static void oc_modes_resolved(void)
 {
-    for (int i = 0; i < MODE_COUNT; i++) {
+    for (int i = 0; i < mode_count(); i++) {
         const cuk_backend *m = mode_get(i);
         const char *why;
         if (!mode_available(m, &why))
