@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
-#include "engine/fileio_internal.h"
+#include "engine/fileerr.h"
 
 /* The REPL may switch to the user's locale (ncurses wants it), where the
  * decimal point can be a comma; numbers in files always use '.', so they are
@@ -175,7 +175,7 @@ static int csv_read_lines(FILE *fp, csv_reader *r)
     }
     free(line);
     if (rc == 0 && ferror(fp))
-        rc = fileio_read_error(r->path);
+        rc = fileerr_read(r->path);
     return rc;
 }
 
@@ -192,7 +192,7 @@ static cuk_matrix *csv_matrix(const csv_reader *r)
         cuk_err("load: %s is too large (%ld x %ld)", r->path, r->rows, r->cols);
         return NULL;
     }
-    m = fileio_new_matrix((int)r->rows, (int)r->cols, r->path);
+    m = fileerr_new_matrix((int)r->rows, (int)r->cols, r->path);
     if (m)
         memcpy(m->host, r->vals.v, r->vals.n * sizeof *r->vals.v);
     return m;
@@ -216,8 +216,8 @@ static int csv_write_row(FILE *fp, const float *row, int cols)
 {
     for (int c = 0; c < cols; c++)
         if (fprintf(fp, c ? ",%.9g" : "%.9g", (double)row[c]) < 0)
-            return fileio_errno();
-    return putc('\n', fp) == EOF ? fileio_errno() : 0;
+            return fileerr_errno();
+    return putc('\n', fp) == EOF ? fileerr_errno() : 0;
 }
 
 int csv_write(FILE *fp, const cuk_matrix *m, const float *x)

@@ -13,7 +13,7 @@
 
 #include "base/error.h"
 #include "engine/csv.h"
-#include "engine/fileio_internal.h"
+#include "engine/fileerr.h"
 #include "engine/npy.h"
 
 typedef enum { FMT_NONE, FMT_NPY, FMT_CSV } file_format;
@@ -36,39 +36,6 @@ static file_format format_of(const char *path)
 }
 
 /* ----------------------------------------------------------------- errors */
-
-/* Prefix the pending error (say "out of memory ..." from the allocator) with
- * the operation and the file, so that the user sees which file it concerns.
- * A cancel or fatal error is left as it is. Returns -1. */
-static int wrap_error(const char *op, const char *path)
-{
-    const cuk_error *e = cuk_err_get();
-    char why[sizeof e->msg];
-
-    if (e->kind != CUK_E_USER)
-        return -1;
-    snprintf(why, sizeof why, "%s", e->msg);   /* cuk_err overwrites e->msg */
-    return cuk_err("%s: %s: %s", op, path, why);
-}
-
-cuk_matrix *fileio_new_matrix(int rows, int cols, const char *path)
-{
-    cuk_matrix *m = mat_new_host(rows, cols);
-
-    if (!m)
-        wrap_error("load", path);
-    return m;
-}
-
-int fileio_errno(void)
-{
-    return errno ? errno : EIO;
-}
-
-int fileio_read_error(const char *path)
-{
-    return cuk_err("load: cannot read '%s': %s", path, strerror(fileio_errno()));
-}
 
 /* ----------------------------------------------------------------- saving */
 
@@ -105,11 +72,11 @@ static mode_t new_file_mode(const char *path)
 static int finish_file(FILE *fp, int rc)
 {
     if (rc == 0 && fflush(fp) != 0)
-        rc = fileio_errno();
+        rc = fileerr_errno();
     if (rc == 0 && fsync(fileno(fp)) != 0)
-        rc = fileio_errno();
+        rc = fileerr_errno();
     if (fclose(fp) != 0 && rc == 0)
-        rc = fileio_errno();
+        rc = fileerr_errno();
     return rc;
 }
 
@@ -122,11 +89,11 @@ static int write_temp(int fd, const char *path, file_format fmt, const cuk_matri
     int rc;
 
     if (fchmod(fd, new_file_mode(path)) != 0 || !(fp = fdopen(fd, "wb"))) {
-        rc = fileio_errno();
+        rc = fileerr_errno();
         close(fd);
         return rc;
     }
-    errno = 0;                /* fileio_errno must not report a stale one */
+    errno = 0;                /* fileerr_errno must not report a stale one */
     rc = fmt == FMT_NPY ? npy_write(fp, m, x) : csv_write(fp, m, x);
     return finish_file(fp, rc);
 }
@@ -140,10 +107,10 @@ static int write_over(char *tmp, const char *path, file_format fmt, const cuk_ma
     int rc;
 
     if (fd < 0)
-        return fileio_errno();
+        return fileerr_errno();
     rc = write_temp(fd, path, fmt, m, x);
     if (rc == 0 && rename(tmp, path) != 0)
-        rc = fileio_errno();
+        rc = fileerr_errno();
     if (rc != 0)
         unlink(tmp);
     return rc;
@@ -160,7 +127,7 @@ int fileio_save(cuk_matrix *m, const char *path)
         return cuk_err("save: don't know how to write '%s': use .npy or .csv", path);
     x = mat_host(m);
     if (!x)
-        return wrap_error("save", path);
+        return fileerr_wrap("save", path);
     tmp = temp_name(path);
     if (!tmp)
         return cuk_err("save: %s: out of memory", path);
@@ -204,7 +171,7 @@ cuk_matrix *fileio_load(const char *path)
     fp = open_for_load(path);
     if (!fp)
         return NULL;
-    errno = 0;                /* fileio_errno must not report a stale one */
+    errno = 0;                /* fileerr_errno must not report a stale one */
     m = fmt == FMT_NPY ? npy_load(fp, path) : csv_load(fp, path);
     fclose(fp);
     return m;

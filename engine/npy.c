@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
-#include "engine/fileio_internal.h"
+#include "engine/fileerr.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -265,7 +265,7 @@ static unsigned long get_le(const unsigned char *b, int n)
 static int short_header(FILE *fp, const char *path)
 {
     if (ferror(fp))
-        return fileio_read_error(path);
+        return fileerr_read(path);
     return cuk_err("load: %s is truncated (in the header)", path);
 }
 
@@ -279,7 +279,7 @@ static int npy_read_preamble(FILE *fp, const char *path, size_t *prelen, unsigne
     if (got == 0 && !ferror(fp))
         return cuk_err("load: %s is an empty file, not a .npy file", path);
     if (got < NPY_MAGIC_LEN || memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
-        return ferror(fp) ? fileio_read_error(path)
+        return ferror(fp) ? fileerr_read(path)
                           : cuk_err("load: %s is not a .npy file (bad magic)", path);
     if (got < 8)
         return short_header(fp, path);
@@ -507,7 +507,7 @@ static int npy_read_chunks(FILE *fp, const char *path, const npy_layout *L, floa
         unsigned char *into = buf ? buf : (unsigned char *)(dst + done);
         size_t got = fread(into, 1, k * size, fp);
         if (got < k * size)
-            return ferror(fp) ? fileio_read_error(path)
+            return ferror(fp) ? fileerr_read(path)
                               : data_truncated(path, n * size, done * size + got);
         if (buf)
             npy_place(L, buf, k, done, dst);
@@ -555,7 +555,7 @@ cuk_matrix *npy_load(FILE *fp, const char *path)
         return NULL;
     if (npy_check_size(fp, path, offset, (size_t)L.rows * (size_t)L.cols * (size_t)L.itemsize) < 0)
         return NULL;
-    m = fileio_new_matrix(L.rows, L.cols, path);
+    m = fileerr_new_matrix(L.rows, L.cols, path);
     if (m && npy_read_data(fp, path, &L, m->host) < 0) {
         mat_unref(m);
         return NULL;
@@ -612,7 +612,7 @@ static int npy_write_values(FILE *fp, const float *x, size_t n, unsigned char *b
             src = buf;
         }
         if (fwrite(src, 4, k, fp) != k)
-            return fileio_errno();
+            return fileerr_errno();
         done += k;
         if (cuk_check_interrupt())
             return -1;
@@ -630,7 +630,7 @@ int npy_write(FILE *fp, const cuk_matrix *m, const float *x)
     if (!host_is_little_endian() && !(buf = malloc(NPY_CHUNK)))
         return ENOMEM;
     if (fwrite(head, 1, hn, fp) != hn)
-        rc = fileio_errno();
+        rc = fileerr_errno();
     else
         rc = npy_write_values(fp, x, mat_numel(m), buf);
     free(buf);

@@ -1,4 +1,4 @@
-/* test_fileio.c - unit tests of engine/fileio.c: .npy and .csv round trips,
+/* test_fileio.c - unit tests of file I/O: engine/fileio.c and the .npy and .csv formats (npy.c, csv.c).
  * hand-built .npy files of every layout cuk reads, the error text for bad
  * files, and the atomic save (a failed save leaves the old file and no
  * temporary behind). Works in a fresh directory under $TMPDIR. */
