@@ -1,5 +1,5 @@
-/* test_fileio.c - unit tests of file I/O: engine/fileio.c and the .npy and .csv formats (npy.c, csv.c).
- * hand-built .npy files of every layout cuk reads, the error text for bad
+/* test_fileio.c - unit tests of file I/O (engine/fileio.c, npy.c, csv.c):
+ * .npy and .csv round trips, hand-built .npy files of every layout cuk reads, the error text for bad
  * files, and the atomic save (a failed save leaves the old file and no
  * temporary behind). Works in a fresh directory under $TMPDIR. */
 #include <dirent.h>
