@@ -27,9 +27,24 @@ static const out_sink *sink = &std_sink;
 
 void out_set_sink(const out_sink *s) { sink = s ? s : &std_sink; }
 
-static void out_write(out_channel ch, const char *s, size_t n) { sink->write(sink->ud, ch, s, n); }
+static FILE *tee;
 
-void out_flush(void) { sink->flush(sink->ud); }
+void out_set_tee(FILE *f) { tee = f; }
+FILE *out_tee(void) { return tee; }
+
+static void out_write(out_channel ch, const char *s, size_t n)
+{
+    sink->write(sink->ud, ch, s, n);
+    if (tee)
+        fwrite(s, 1, n, tee);
+}
+
+void out_flush(void)
+{
+    sink->flush(sink->ud);
+    if (tee)
+        fflush(tee);
+}
 
 static void out_vprintf(out_channel ch, const char *fmt, va_list ap)
 {

@@ -5,6 +5,7 @@
 #define CUK_OUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/error.h"
 
@@ -22,6 +23,11 @@ void out_set_sink(const out_sink *sink);
 void out_printf(const char *fmt, ...) CUK_PRINTF(1, 2);
 void out_errorf(const char *fmt, ...) CUK_PRINTF(1, 2);
 void out_flush(void);
+
+/* A transcript (`record`): while tee is set, everything shown is also
+ * written there, as it is shown; NULL stops. The caller owns the file. */
+void out_set_tee(FILE *tee);
+FILE *out_tee(void);
 
 /* The plain sink (stdout, stderr), for a front end that switches between it
  * and a screen of its own. */

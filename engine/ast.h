@@ -39,12 +39,13 @@ typedef struct stmt {
     stmt_kind kind;
     int print;              /* not silenced by a trailing ';' */
     size_t start, end;      /* source span */
-    const char *name;       /* STMT_ASSIGN: the target */
+    const char *name;       /* STMT_ASSIGN: the target; CMD_LADDER: the size variable */
     size_t name_pos;
-    ast *expr;              /* STMT_EXPR / STMT_ASSIGN; CMD_BENCH's expression; CMD_SEED's value */
+    ast *expr;              /* STMT_EXPR / STMT_ASSIGN; CMD_BENCH's and CMD_LADDER's expression; CMD_SEED's value */
     cmd_id cmd;             /* STMT_CMD: the first word of a statement, unless followed by '=' */
     size_t cmd_pos;
-    ast **arg;              /* command words (AST_NAME / AST_STRING / AST_NUMBER) */
+    ast **arg;              /* command words (AST_NAME / AST_STRING / AST_NUMBER); bench, ladder: the
+                               modes named (AST_NAME), then ladder's sizes (AST_NUMBER) */
     int narg;
     struct stmt *sub;       /* CMD_TIMEIT: the statement to time */
 } stmt;

@@ -1,7 +1,11 @@
-/* bench.c - `bench EXPR` (the same expression in every available mode,
- * side by side) and `timeit [N] STMT` (one statement, repeated). Both time
- * through the ordinary per-command records of engine/timing.h, after one
- * warm-up run that also moves the operands where each mode needs them. */
+/* bench.c - `bench [MODES:] EXPR`: the same expression in every mode, or in
+ * the modes named, side by side: kernel and end-to-end times with their
+ * runs and spread, rate, % of the ceiling, speedups over cpu and blas (the
+ * noise rule: overlapping ranges read "~1x (noise)"), the step over the rung
+ * above, and the error against float64; and `timeit [N] STMT`. The runs go
+ * through measure.h; the table fits the session's width (tables.h). */
+#include "engine/bench.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,158 +16,484 @@
 #include "base/out.h"
 #include "engine/commands.h"
 #include "engine/eval.h"
-#include "engine/timing.h"
-#include "kernels/backend.h"
+#include "engine/measure.h"
+#include "engine/tables.h"
 
-#define BENCH_TARGET_MS 300.0
-#define BENCH_MAX_RUNS 200
+#define BENCH_SHARE_MS 500.0
+#define BENCH_MIN_RUNS 3
+#define BENCH_MAX_RUNS 100000
+#define TIMEIT_BUDGET_MS 1000.0
 #define TIMEIT_MAX_RUNS 100000
+#define REF_SAMPLES 4096
 
+/* ---- the float64 reference ---- */
+
+/* Where to compare and what the answer is there, in float64. */
 typedef struct {
-    double kernel_ms, wall_ms; /* medians */
-    double flops, bytes;
-    int runs;
-} sample;
+    size_t idx[REF_SAMPLES];
+    double val[REF_SAMPLES];
+    int n;
+} ref_values;
 
-static int cmp_double(const void *a, const void *b)
+static float *host_copy(cuk_matrix *m)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* How many timed runs fit the time budget after a first run of first_ms. */
-static int runs_for(double first_ms, int max_runs)
-{
-    if (first_ms <= 0)
-        return max_runs;
-    double n = BENCH_TARGET_MS / first_ms;
-    return n < 1 ? 1 : n > max_runs ? max_runs : (int)n;
-}
-
-/* Evaluate e once inside a timing record; the result, or NULL. */
-static cuk_matrix *timed_eval(cuk_session *s, const stmt *st, const ast *e)
-{
-    timing_begin(s->src->text + st->start, st->end - st->start, s->mode);
-    cuk_matrix *m = eval_expr(s, e);
-    if (timing_end(m == NULL) != 0 && m) {
-        mat_unref(m);
-        m = NULL;
+    float *h = malloc(mat_bytes(m));
+    if (!h)
+        cuk_err("out of host memory");
+    else if (mat_read(m, 0, mat_numel(m), h) != 0) {
+        free(h);
+        h = NULL;
     }
-    return m;
+    return h;
 }
 
-/* Warm up, then time e in the current mode. *out keeps the warm-up's value. */
-static int bench_mode(cuk_session *s, const stmt *st, sample *smp, cuk_matrix **out)
+/* Evenly spread sample positions over n elements. */
+static int sample_positions(ref_values *r, size_t n)
 {
-    double *kt = NULL, *wt = NULL;
-    if (!(*out = timed_eval(s, st, st->expr)))
-        return -1;
-    const timing_cmd *c = timing_history(0);
-    int n = runs_for(c->wall_ms, BENCH_MAX_RUNS);
-    smp->flops = c->flops;
-    smp->bytes = c->bytes;
-    kt = malloc((size_t)n * sizeof *kt);
-    wt = malloc((size_t)n * sizeof *wt);
-    if (!kt || !wt) {
-        free(kt);
-        free(wt);
-        return cuk_err("out of host memory");
-    }
-    for (int i = 0; i < n; i++) {
-        cuk_matrix *m = timed_eval(s, st, st->expr);
-        if (!m) {
-            free(kt);
-            free(wt);
-            return -1;
-        }
-        mat_unref(m);
-        kt[i] = timing_history(0)->kernel_ms;
-        wt[i] = timing_history(0)->wall_ms;
-    }
-    smp->kernel_ms = median(kt, n);
-    smp->wall_ms = median(wt, n);
-    smp->runs = n;
-    free(kt);
-    free(wt);
+    r->n = n < REF_SAMPLES ? (int)n : REF_SAMPLES;
+    for (int t = 0; t < r->n; t++)
+        r->idx[t] = (size_t)((double)t * (double)n / r->n + 0.5 * (double)n / r->n) % n;
     return 0;
 }
 
-/* ||x - ref|| / ||ref|| on the host, in double. */
-static double rel_diff(cuk_matrix *x, cuk_matrix *ref)
+static int ref_matmul(cuk_matrix *x, cuk_matrix *y, ref_values *r)
 {
-    const float *a = mat_host(x), *b = mat_host(ref);
-    double num = 0, den = 0;
-    if (!a || !b || mat_numel(x) != mat_numel(ref))
-        return NAN;
-    for (size_t i = 0; i < mat_numel(x); i++) {
-        double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * b[i];
+    float *a = host_copy(x), *b = a ? host_copy(y) : NULL;
+    size_t k = (size_t)x->cols, n = (size_t)y->cols;
+    if (!b) {
+        free(a);
+        return -1;
+    }
+    sample_positions(r, (size_t)x->rows * n);
+    for (int t = 0; t < r->n; t++) {
+        size_t i = r->idx[t] / n, j = r->idx[t] % n;
+        double acc = 0;
+        for (size_t p = 0; p < k; p++)
+            acc += (double)a[i * k + p] * (double)b[p * n + j];
+        r->val[t] = acc;
+    }
+    free(a);
+    free(b);
+    return 1;
+}
+
+/* Element i of m (1x1 operands broadcast). */
+static int element(cuk_matrix *m, size_t i, double *out)
+{
+    float v;
+    if (mat_read(m, mat_numel(m) == 1 ? 0 : i, 1, &v) != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int ref_ewise(int op, cuk_matrix *x, cuk_matrix *y, ref_values *r)
+{
+    size_t n = mat_numel(x) > mat_numel(y) ? mat_numel(x) : mat_numel(y);
+    sample_positions(r, n);
+    for (int t = 0; t < r->n; t++) {
+        double a, b;
+        if (element(x, r->idx[t], &a) != 0 || element(y, r->idx[t], &b) != 0)
+            return -1;
+        r->val[t] = op == TK_PLUS ? a + b : op == TK_MINUS ? a - b : op == TK_STAR ? a * b : a / b;
+    }
+    return 1;
+}
+
+/* sum, mean, norm, min, max of x, or dot(x, y), in float64, a chunk at a time. */
+static int ref_reduce(const char *fn, cuk_matrix *x, cuk_matrix *y, ref_values *r)
+{
+    enum { CHUNK = 1 << 20 };
+    float *cx = malloc(CHUNK * sizeof *cx), *cy = y ? malloc(CHUNK * sizeof *cy) : NULL;
+    size_t n = mat_numel(x);
+    double acc = !strcmp(fn, "min") ? INFINITY : !strcmp(fn, "max") ? -INFINITY : 0;
+    int rc = cx && (!y || cy) ? 1 : cuk_err("out of host memory");
+    for (size_t i = 0; rc == 1 && i < n; i += CHUNK) {
+        size_t len = n - i < CHUNK ? n - i : CHUNK;
+        if (mat_read(x, i, len, cx) != 0 || (y && mat_read(y, i, len, cy) != 0))
+            rc = -1;
+        for (size_t j = 0; rc == 1 && j < len; j++) {
+            double v = cx[j];
+            if (y)
+                acc += v * cy[j];
+            else if (!strcmp(fn, "norm"))
+                acc += v * v;
+            else if (!strcmp(fn, "min"))
+                acc = v < acc ? v : acc;
+            else if (!strcmp(fn, "max"))
+                acc = v > acc ? v : acc;
+            else
+                acc += v;
+        }
+    }
+    free(cx);
+    free(cy);
+    r->n = 1;
+    r->idx[0] = 0;
+    r->val[0] = !strcmp(fn, "mean") ? acc / (double)n : !strcmp(fn, "norm") ? sqrt(acc) : acc;
+    return rc;
+}
+
+static int is_reduction(const ast *e)
+{
+    static const char *const one[] = {"sum", "mean", "norm", "min", "max"};
+    if (e->kind != AST_CALL)
+        return 0;
+    if (e->nkid == 2 && !strcmp(e->text, "dot"))
+        return 1;
+    for (size_t i = 0; e->nkid == 1 && i < sizeof one / sizeof one[0]; i++)
+        if (!strcmp(e->text, one[i]))
+            return 1;
+    return 0;
+}
+
+/* The reference for e where cuk knows how (a product, the reductions, + - *
+ * /): 1; 0 where it doesn't; -1 with the error set. Operands are evaluated
+ * in the user's mode, outside every record. */
+static int reference(cuk_session *s, const ast *e, ref_values *r)
+{
+    int product = e->kind == AST_BINARY && e->op == TK_AT;
+    int ewise = e->kind == AST_BINARY && !product;
+    if (!product && !ewise && !is_reduction(e))
+        return 0;
+    cuk_matrix *x = eval_expr(s, e->kid[0]), *y = x && e->nkid > 1 ? eval_expr(s, e->kid[1]) : NULL;
+    int rc = -1;
+    if (x && (y || e->nkid == 1))
+        rc = product ? ref_matmul(x, y, r) : ewise ? ref_ewise(e->op, x, y, r) : ref_reduce(e->text, x, y, r);
+    mat_unref(x);
+    mat_unref(y);
+    return rc;
+}
+
+/* The relative error of v at the reference's positions. */
+static double rel_error(cuk_matrix *v, const ref_values *r)
+{
+    double num = 0, den = 0, x;
+    for (int t = 0; t < r->n; t++) {
+        if (r->idx[t] >= mat_numel(v) || element(v, r->idx[t], &x) != 0) {
+            cuk_err_clear();
+            return NAN;
+        }
+        num += (x - r->val[t]) * (x - r->val[t]);
+        den += r->val[t] * r->val[t];
     }
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-static void bench_row(const cuk_backend *be, const sample *smp, double cpu_ms, double diff, int is_ref)
+/* The cpu row's value as the reference, where float64 is not at hand. */
+static int reference_from(cuk_matrix *v, ref_values *r)
 {
-    char k[32], w[32], rate[64] = "", up[16] = "", df[32];
-    timing_op op = {.flops = smp->flops, .bytes = smp->bytes, .ms = smp->kernel_ms, .on_device = mode_on_device(be)};
-    timing_rate(&op, rate, sizeof rate);
-    if (cpu_ms > 0 && smp->kernel_ms > 0)
-        snprintf(up, sizeof up, "%.1fx", cpu_ms / smp->kernel_ms);
-    if (is_ref)
-        snprintf(df, sizeof df, "(reference)");
-    else
-        snprintf(df, sizeof df, "%.1e", diff);
-    out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", be->name, fmt_ms(k, sizeof k, smp->kernel_ms),
-               fmt_ms(w, sizeof w, smp->wall_ms), rate, up, df);
+    sample_positions(r, mat_numel(v));
+    for (int t = 0; t < r->n; t++)
+        if (element(v, r->idx[t], &r->val[t]) != 0)
+            return -1;
+    return 1;
 }
 
-/* The "vs cpu" column compares medians taken in this same bench, not the
- * per-command records timing_speedup reads. */
+/* The row of lane i: the i-th row of an available mode. */
+static int lane_row(const result_table *t, int i)
+{
+    for (int k = 0; k < t->nrows; k++)
+        if (res_available(&t->rows[k]) && i-- == 0)
+            return k;
+    return -1;
+}
+
+static void fill_errors(cuk_session *s, const ast *e, measure_lane *lanes, int n, result_table *t)
+{
+    ref_values *r = malloc(sizeof *r);
+    int have = r ? reference(s, e, r) : 0;
+    if (have > 0)
+        snprintf(t->err_ref, sizeof t->err_ref, "float64");
+    for (int i = 0; have == 0 && r && i < n; i++)
+        if (lanes[i].be->reference && lanes[i].value && reference_from(lanes[i].value, r) > 0) {
+            snprintf(t->err_ref, sizeof t->err_ref, "cpu");
+            have = 1;
+        }
+    if (have < 0)
+        cuk_err_clear(); /* no error column is no reason to fail the bench */
+    for (int i = 0; have > 0 && i < n; i++)
+        if (lanes[i].value)
+            t->rows[lane_row(t, i)].rel_err = rel_error(lanes[i].value, r);
+    free(r);
+}
+
+/* ---- the table ---- */
+
+static const tab_col bench_cols[] = {
+    {"mode", 7, 0, 0},       {"runs", 7, 1, 0},        {"kernel", 9, 1, 0},   {"±", 5, 1, 0},
+    {"end-to-end", 10, 1, 0}, {"±", 5, 1, 0},          {"e2e vs cpu", 11, 1, 0}, {"log time", 8, 0, 1},
+    {"rate", 12, 1, 0},      {"% peak", 6, 1, 0},      {"vs cpu", 11, 1, 0},  {"vs blas", 11, 1, 0},
+    {"step", 11, 1, 0},      {"error", 8, 1, 0},
+};
+#define BENCH_COLS ((int)(sizeof bench_cols / sizeof bench_cols[0]))
+
+static void spread_cell(char *c, const stat_summary *s)
+{
+    double p = stats_spread_pct(s);
+    if (s->runs)
+        snprintf(c, TAB_CELL, p < 10 ? "±%.1f%%" : p < 100 ? "±%.0f%%" : ">±99%%", p);
+}
+
+
+/* Fraction of the bar: log kernel time between half the fastest and the slowest. */
+static double bar_fraction(const result_table *t, int i)
+{
+    double lo = INFINITY, hi = 0, x = res_kernel_ms(&t->rows[i]);
+    for (int k = 0; k < t->nrows; k++) {
+        double v = res_kernel_ms(&t->rows[k]);
+        if (v > 0)
+            lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+    }
+    if (x <= 0 || !(hi > 0))
+        return 0;
+    return log(x / (lo / 2)) / log(hi / (lo / 2));
+}
+
+static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, char (*c)[TAB_CELL])
+{
+    const result_row *r = &t->rows[i];
+    char rate[32];
+    int compute;
+    double pct;
+    snprintf(c[0], TAB_CELL, "%s", r->mode->name);
+    if (!res_available(r)) {
+        snprintf(c[1], TAB_CELL, "\tunavailable: %.*s", TAB_CELL - 16, r->why);
+        return;
+    }
+    if (r->e2e.runs && mode_on_device(r->mode))
+        snprintf(c[1], TAB_CELL, "%d/%d", r->kernel.runs, r->e2e.runs);
+    else
+        snprintf(c[1], TAB_CELL, "%d", r->kernel.runs);
+    fmt_ms(c[2], TAB_CELL, r->kernel.med);
+    spread_cell(c[3], &r->kernel);
+    fmt_ms(c[4], TAB_CELL, r->e2e.runs ? r->e2e.med : -1);
+    spread_cell(c[5], &r->e2e);
+    res_fmt_ratio(c[6], TAB_CELL, res_speedup(t, i, "cpu", 1));
+    snprintf(c[7], TAB_CELL, "%.4f", bar_fraction(t, i));
+    double v = res_rate(t, i, ce, &pct, &compute);
+    if (v > 0)
+        fmt_rate(rate, sizeof rate, v * 1e9, compute ? "FLOP" : "B"), snprintf(c[8], TAB_CELL, "%s", rate);
+    if (pct >= 0)
+        snprintf(c[9], TAB_CELL, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
+    res_fmt_ratio(c[10], TAB_CELL, res_speedup(t, i, "cpu", 0));
+    res_fmt_ratio(c[11], TAB_CELL, res_speedup(t, i, "blas", 0));
+    res_fmt_ratio(c[12], TAB_CELL, res_step(t, i));
+    if (isfinite(r->rel_err))
+        snprintf(c[13], TAB_CELL, "%.1e", r->rel_err);
+    else if (!strcmp(t->err_ref, "cpu") && r->mode->reference)
+        snprintf(c[13], TAB_CELL, "(ref)");
+}
+
+static void bench_heading(const result_table *t, int width)
+{
+    char what[160] = "", fl[32], by[32];
+    for (int i = 0; i < t->nrows; i++)
+        if (t->rows[i].kernel.runs) {
+            const result_row *r = &t->rows[i];
+            fmt_rate(fl, sizeof fl, r->flops, "FLOP");
+            fl[strlen(fl) - 2] = '\0'; /* "2.26 GFLOP", not per second */
+            fmt_bytes(by, sizeof by, r->bytes);
+            snprintf(what, sizeof what, "%s%s%s, %s to move at the least", r->shapes, r->shapes[0] ? ": " : "", fl,
+                     by);
+            break;
+        }
+    char lead[200];
+    snprintf(lead, sizeof lead, "bench %s  ", t->expr);
+    tab_wrap(lead, what, width, 2);
+}
+
+void bench_print(const result_table *t, const cost_ceilings *ce, int width)
+{
+    char (*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
+    if (!cells) {
+        out_errorf("error: out of host memory\n");
+        return;
+    }
+    for (int i = 0; i < t->nrows; i++)
+        bench_cells(t, i, ce, cells + (size_t)i * BENCH_COLS);
+    bench_heading(t, width);
+    tab_print(bench_cols, BENCH_COLS, cells, t->nrows, width, 2);
+    free(cells);
+    char legend[600];
+    snprintf(legend, sizeof legend,
+             "times are medians of the runs (kernel runs/end-to-end runs), ± half their interquartile range. "
+             "end-to-end: fresh "
+             "host operands copied to the device, the kernel, the result copied back, on one host clock (on the "
+             "host, the kernel run itself). ~1x (noise): the two modes' bands (quartiles, at least ±5%%) overlap, "
+             "or they run the same code. "
+             "step: over the row above. "
+             "error: relative, against %s.",
+             t->err_ref[0] ? t->err_ref : "nothing (not known for this expression)");
+    tab_wrap("  ", legend, width, 2);
+}
+
+/* ---- bench ---- */
+
+/* Rows for every mode picked (unavailable ones with the reason), lanes for
+ * those that run. */
+static int plan_rows(const cuk_backend **modes, int nmodes, result_table *t, measure_lane *lanes)
+{
+    int n = 0;
+    for (int i = 0; i < nmodes && t->nrows < RESULT_MAX_ROWS; i++) {
+        const char *why = NULL;
+        result_row *r = &t->rows[t->nrows++];
+        memset(r, 0, sizeof *r);
+        r->mode = modes[i];
+        r->rel_err = NAN;
+        if (!mode_available(modes[i], &why))
+            snprintf(r->why, sizeof r->why, "%s", why);
+        else
+            lanes[n++].be = modes[i];
+    }
+    return n;
+}
+
+/* Each lane's summary into its row. */
+static void fill_rows(const ast *e, measure_lane *lanes, int n, result_table *t)
+{
+    for (int i = 0; i < n; i++) {
+        result_row *r = &t->rows[lane_row(t, i)];
+        measure_row(&lanes[i], r);
+        r->code = measure_code(e, lanes[i].be);
+    }
+}
+
+/* One summary per mode in the history: what the panel shows. */
+static void file_summaries(measure_lane *lanes, int n, const result_table *t)
+{
+    for (int i = 0; i < n; i++) {
+        int k = lane_row(t, i);
+        res_ratio up = res_speedup(t, k, "cpu", 0);
+        measure_file(&lanes[i], &t->rows[k], lanes[i].be->reference ? -1 : up.x, up.noise);
+    }
+}
+
+static void bench_show(cuk_session *s, const result_table *t)
+{
+    cost_ceilings ce;
+    cost_ceilings_get(&ce, 1);
+    if (s->json) {
+        json_buf j;
+        json_begin(&j);
+        res_json(&j, t, &ce);
+        json_print(&j);
+    } else {
+        bench_print(t, &ce, session_columns(s));
+    }
+}
+
 int cmd_bench(cuk_session *s, const stmt *st)
 {
-    const cuk_backend *saved = s->mode;
-    timing_kernel_events(1);
-    cuk_matrix *ref = NULL;
-    double cpu_ms = -1;
-    int rc = 0, header = 0;
-    for (int i = 0; i < mode_count() && rc == 0; i++) {
-        const cuk_backend *be = mode_get(i);
-        const char *why;
-        sample smp = {0};
-        cuk_matrix *m = NULL;
-        if (!mode_available(be, &why))
-            continue;
-        s->mode = be;
-        if ((rc = bench_mode(s, st, &smp, &m)) != 0)
-            break;
-        if (!header++)
-            out_printf("  %-7s %11s %11s  %-30s %8s  %s\n", "mode", "kernel", "wall", "rate", "vs cpu", "rel. diff");
-        if (be->reference)
-            cpu_ms = smp.kernel_ms;
-        bench_row(be, &smp, cpu_ms, ref ? rel_diff(m, ref) : 0, !ref);
-        out_flush();
-        if (!ref)
-            ref = m;
-        else
-            mat_unref(m);
+    const cuk_backend *modes[MEASURE_MAX_MODES];
+    measure_lane lanes[MEASURE_MAX_MODES];
+    result_table *t = calloc(1, sizeof *t);
+    measure_plan plan = {measure_budget("CUK_BENCH_SHARE_MS", BENCH_SHARE_MS), BENCH_MIN_RUNS, BENCH_MAX_RUNS, 1};
+    const char *text = s->src->text + st->start;
+    size_t len = st->end - st->start;
+    int nmodes = t ? measure_modes(st, modes, "bench") : cuk_err("out of host memory");
+    if (nmodes < 0) {
+        free(t);
+        return -1;
     }
-    s->mode = saved;
-    mat_unref(ref);
+    memset(lanes, 0, sizeof lanes);
+    int n = plan_rows(modes, nmodes, t, lanes), rc = 0;
+    snprintf(t->expr, sizeof t->expr, "%.*s", (int)(st->expr->end - st->expr->start),
+             s->src->text + st->expr->start);
+    t->seed = s->seed;
+    if (n == 0)
+        rc = cuk_err_at(st->cmd_pos, "bench: none of these modes is available here");
+    if (rc == 0)
+        rc = measure_run(s, text, len, st->expr, lanes, n, &plan);
+    if (rc == 0) {
+        fill_rows(st->expr, lanes, n, t);
+        fill_errors(s, st->expr, lanes, n, t);
+        file_summaries(lanes, n, t);
+        res_set_last(t);
+        bench_show(s, t);
+    }
+    measure_free(lanes, n);
+    free(t);
     return rc;
+}
+
+/* ---- timeit ---- */
+
+static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, const stat_summary *k)
+{
+    const timing_cmd *last = timing_last();
+    const timing_op *op = cost_main_op(last);
+    timing_op rate_op = op ? *op : (timing_op){0};
+    char a[32], b[32], c[32], d[32], e[32], f[32], r[64] = "";
+    rate_op.ms = op && last->kernel_ms > 0 ? op->ms * k->med / last->kernel_ms : -1;
+    cost_rate_text(&rate_op, r, sizeof r);
+    if (s->json) {
+        json_buf j;
+        json_begin(&j);
+        json_str(&j, "table", "timeit");
+        json_str(&j, "mode", s->mode->name);
+        json_str(&j, "stmt", last->text);
+        json_int(&j, "runs", w->runs);
+        const stat_summary *sv[2] = {w, k};
+        for (int i = 0; i < 2; i++) {
+            json_open_obj(&j, i ? "kernel_ms" : "wall_ms");
+            json_num(&j, "median", sv[i]->med);
+            json_num(&j, "min", sv[i]->min);
+            json_num(&j, "max", sv[i]->max);
+            json_num(&j, "q1", sv[i]->q1);
+            json_num(&j, "q3", sv[i]->q3);
+            json_close(&j);
+        }
+        json_num(&j, "flops", last->flops);
+        json_num(&j, "bytes", last->bytes);
+        json_print(&j);
+        return;
+    }
+    out_printf("%d run%s: median %s per run, range %s–%s; kernels %s (range %s–%s)%s%s\n", w->runs,
+               w->runs == 1 ? "" : "s", fmt_ms(a, sizeof a, w->med), fmt_ms(b, sizeof b, w->min),
+               fmt_ms(c, sizeof c, w->max), fmt_ms(d, sizeof d, k->med), fmt_ms(e, sizeof e, k->min),
+               fmt_ms(f, sizeof f, k->max), r[0] ? ", " : "", r);
+}
+
+/* Room for one more sample in both arrays. */
+static int grow(double **wt, double **kt, int *cap, int n)
+{
+    if (n < *cap)
+        return 0;
+    int c = *cap ? *cap * 2 : 256;
+    double *w = realloc(*wt, (size_t)c * sizeof *w);
+    if (w)
+        *wt = w;
+    double *k = w ? realloc(*kt, (size_t)c * sizeof *k) : NULL;
+    if (!k)
+        return cuk_err("out of host memory");
+    *kt = k;
+    *cap = c;
+    return 0;
+}
+
+/* Runs of the statement: the count given, or until the budget is spent
+ * with at least BENCH_MIN_RUNS. */
+static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n)
+{
+    int cap = 0;
+    double spent = 0, budget = measure_budget("CUK_TIMEIT_BUDGET_MS", TIMEIT_BUDGET_MS);
+    for (*n = 0;; (*n)++) {
+        if (count > 0 ? *n >= count : (*n >= BENCH_MIN_RUNS && spent >= budget) || *n >= TIMEIT_MAX_RUNS)
+            return 0;
+        if (grow(wt, kt, &cap, *n) != 0 || eval_stmt(s, quiet) != 0)
+            return -1;
+        (*wt)[*n] = timing_last()->wall_ms;
+        (*kt)[*n] = timing_last()->kernel_ms;
+        spent += (*wt)[*n];
+    }
 }
 
 int cmd_timeit(cuk_session *s, const stmt *st)
 {
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
-    char a[32], b[32], c[32];
+    int n = 0;
     quiet.print = 0;
     if (st->narg == 1) {
         count = st->arg[0]->num;
@@ -171,31 +501,25 @@ int cmd_timeit(cuk_session *s, const stmt *st)
             return cuk_err_at(st->arg[0]->pos, "timeit: the count must be a whole number from 1 to %d",
                               TIMEIT_MAX_RUNS);
     }
-    int time_on = s->time_on, rc, n = 0;
+    int time_on = s->time_on, rc;
     s->time_on = 0; /* one report at the end, not one per run */
     s->measuring = 1;
     timing_kernel_events(1);
-    if ((rc = eval_stmt(s, &quiet)) == 0) { /* warm-up */
-        n = count > 0 ? (int)count : runs_for(timing_history(0)->wall_ms, TIMEIT_MAX_RUNS);
-        wt = malloc((size_t)n * sizeof *wt);
-        kt = malloc((size_t)n * sizeof *kt);
-        rc = wt && kt ? 0 : cuk_err("out of host memory");
-    }
-    for (int i = 0; i < n && rc == 0; i++) {
-        if ((rc = eval_stmt(s, &quiet)) != 0)
-            break;
-        wt[i] = timing_history(0)->wall_ms;
-        kt[i] = timing_history(0)->kernel_ms;
-    }
-    if (rc == 0) {
-        const timing_cmd *last = timing_history(0);
-        double kmed = median(kt, n), wmed = median(wt, n);
-        timing_op rate = {.flops = last->flops, .bytes = last->bytes, .ms = kmed, .on_device = mode_on_device(s->mode)};
-        char r[64];
-        timing_rate(&rate, r, sizeof r);
-        out_printf("%d run%s: median %s per run (kernels %s%s%s), best %s\n", n, n == 1 ? "" : "s",
-                   fmt_ms(a, sizeof a, wmed), fmt_ms(b, sizeof b, kmed), r[0] ? ", " : "", r,
-                   fmt_ms(c, sizeof c, wt[0]));
+    timing_quiet(1); /* the runs stay out of the history; one summary goes in */
+    if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
+        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n);
+    timing_quiet(0);
+    if (rc == 0 && n > 0) {
+        stat_summary w, k;
+        stats_summarise(wt, n, &w);
+        stats_summarise(kt, n, &k);
+        timing_cmd sum = *timing_last();
+        double scale = sum.kernel_ms > 0 ? k.med / sum.kernel_ms : 1;
+        for (int i = 0; i < sum.nops; i++)
+            sum.ops[i].ms *= scale;
+        sum.runs = n, sum.kernel_ms = k.med, sum.kernel_lo = k.min, sum.kernel_hi = k.max, sum.wall_ms = w.med;
+        timing_file(&sum);
+        timeit_show(s, st->sub, &w, &k);
     }
     s->time_on = time_on;
     s->measuring = 0;

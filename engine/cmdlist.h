@@ -19,7 +19,10 @@ typedef enum {
     ARGS_TIMEIT,    /* [COUNT] statement */
     ARGS_SAVE,      /* NAME "file" */
     ARGS_STRING,    /* "file" */
-    ARGS_TOPIC      /* [any one token] */
+    ARGS_TOPIC,     /* [any one token] */
+    ARGS_BENCH,     /* [MODE... ':'] expression */
+    ARGS_LADDER,    /* [MODE... ':'] expression for NAME in NUMBER... */
+    ARGS_FILE_OR_OFF /* "file" or off */
 } args_shape;
 
 #define CUK_COMMANDS(X)                                                                                          \
@@ -27,16 +30,24 @@ typedef enum {
     X(MODES, modes, NULL, ARGS_NONE, "modes", "list the modes and whether each is available")                    \
     X(WHO, who, NULL, ARGS_NONE, "who", "list variables: shape, size, where they live; memory totals")           \
     X(CLEAR, clear, NULL, ARGS_WORDS, "clear [names]", "delete some or all variables")                           \
-    X(SEED, seed, NULL, ARGS_EXPR, "seed N", "make rand/randn reproducible (the same in every mode)")             \
-    X(BENCH, bench, NULL, ARGS_EXPR, "bench EXPR", "time EXPR in every available mode and compare")              \
-    X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times and report the median")            \
+    X(SEED, seed, NULL, ARGS_EXPR, "seed N", "make rand/randn reproducible (the same in every mode)")            \
+    X(BENCH, bench, NULL, ARGS_BENCH, "bench [MODES:] EXPR",                                                     \
+      "every mode, or those named: runs, spread, speedups")                                                      \
+    X(LADDER, ladder, NULL, ARGS_LADDER, "ladder EXPR for n in N",                                               \
+      "sizes x modes in a time budget; estimates marked *")                                                      \
+    X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times (or for 1 s): median and range")   \
+    X(WHY, why, NULL, ARGS_NONE, "why", "the last command's cost: FLOPs, bytes, ceilings, verdict")              \
+    X(ROOFLINE, roofline, NULL, ARGS_NONE, "roofline", "the modes run so far on a roofline chart")               \
     X(INFO, info, NULL, ARGS_NONE, "info", "the device and host: peak FLOP/s, bandwidth, memory")                \
     X(KERNELS, kernels, NULL, ARGS_NONE, "kernels",                                                              \
-      "the current mode's kernels: grid, block, registers, occupancy")                                          \
+      "the current mode's kernels: grid, block, registers, occupancy")                                           \
     X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \
     X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
-    X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"", "write a variable to .npy or .csv")                      \
-    X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                            \
+    X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"",                                                         \
+      "write a variable, or the last bench (save bench \"t.json\")")                                             \
+    X(RECORD, record, NULL, ARGS_FILE_OR_OFF, "record \"file\"|off",                                             \
+      "keep a transcript of what is typed and shown")                                                            \
+    X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                           \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
     X(QUIT, quit, "exit", ARGS_NONE, "quit, exit", "leave cuk (Ctrl-D too)")

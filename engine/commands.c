@@ -1,7 +1,9 @@
 /* commands.c - the handlers of the simple commands (cmdlist.h has the
- * list; bench/timeit live in bench.c, help in help.c, run in run.c). */
+ * list; bench/timeit live in bench.c, ladder in ladder.c, why/roofline in
+ * why.c, help in help.c, run in run.c). */
 #include "engine/commands.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,10 +11,15 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "base/out.h"
+#include "engine/cost.h"
 #include "engine/eval.h"
 #include "engine/fileio.h"
+#include "engine/host.h"
+#include "engine/json.h"
 #include "engine/pool.h"
+#include "engine/results.h"
 #include "engine/snapshot.h"
+#include "engine/timing.h"
 #include "kernels/gpu.h"
 
 static const char *arg_text(const stmt *st, int i) { return i < st->narg ? st->arg[i]->text : NULL; }
@@ -41,8 +48,34 @@ int cmd_mode(cuk_session *s, const stmt *st)
     return 0;
 }
 
+static void modes_json(const cuk_session *s)
+{
+    json_buf j;
+    json_begin(&j);
+    json_str(&j, "table", "modes");
+    json_str(&j, "current", session_mode_name(s));
+    json_open_arr(&j, "rows");
+    for (int i = 0; i < mode_count(); i++) {
+        const cuk_backend *be = mode_get(i);
+        const char *why = NULL;
+        int ok = mode_available(be, &why);
+        json_open_obj(&j, NULL);
+        json_str(&j, "mode", be->name);
+        json_str(&j, "where", mode_on_device(be) ? "GPU" : "host");
+        json_bool(&j, "available", ok);
+        json_str(&j, "why", ok ? NULL : why);
+        json_str(&j, "summary", be->summary);
+        json_close(&j);
+    }
+    json_print(&j);
+}
+
 int cmd_modes(cuk_session *s, const stmt *st)
 {
+    if (s->json) {
+        modes_json(s);
+        return 0;
+    }
     for (int i = 0; i < mode_count(); i++) {
         const cuk_backend *be = mode_get(i);
         const char *why = NULL;
@@ -68,10 +101,39 @@ static void who_totals(size_t host, size_t dev, int n)
                fmt_bytes(c, sizeof c, (double)mem.dev_total));
 }
 
+static void who_json(const cuk_session *s)
+{
+    json_buf j;
+    size_t host = 0, dev = 0;
+    json_begin(&j);
+    json_str(&j, "table", "who");
+    json_open_arr(&j, "rows");
+    for (int i = 0; i < s->ws.n; i++) {
+        const cuk_matrix *m = s->ws.e[i].m;
+        json_open_obj(&j, NULL);
+        json_str(&j, "name", s->ws.e[i].name);
+        json_int(&j, "rows", m->rows);
+        json_int(&j, "cols", m->cols);
+        json_num(&j, "bytes", (double)mat_bytes(m));
+        json_str(&j, "where", mat_where(m));
+        json_close(&j);
+        host += mat_host_bytes(m);
+        dev += mat_dev_bytes(m);
+    }
+    json_close(&j);
+    json_num(&j, "host_bytes", (double)host);
+    json_num(&j, "device_bytes", (double)dev);
+    json_print(&j);
+}
+
 int cmd_who(cuk_session *s, const stmt *st)
 {
     char shape[32], bytes[32];
     size_t host = 0, dev = 0;
+    if (s->json) {
+        who_json(s);
+        return 0;
+    }
     if (s->ws.n == 0) {
         out_printf("no variables\n");
         return 0;
@@ -124,21 +186,76 @@ int cmd_seed(cuk_session *s, const stmt *st)
     return 0;
 }
 
+/* The host's ceilings: what cpu and blas rows are a percentage of. */
 static void info_host(void)
 {
-    char model[128] = "unknown CPU", line[256];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    int cores = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!strncmp(line, "processor", 9))
-            cores++;
-        if (colon && !strncmp(line, "model name", 10) && cores == 1)
-            snprintf(model, sizeof model, "%.*s", (int)strcspn(colon + 2, "\n"), colon + 2);
+    const host_facts *h = host_get();
+    double gbs = host_copy_gbs();
+    out_printf("host:     %s, %d cores (%d logical); blas mode uses %s\n", h->model, h->cores, h->logical,
+               blas_describe());
+    out_printf("host FP32: %d cores x %d lanes (%s%s) x 2 x %.2f GHz (%s)\n", h->cores, h->simd_floats, h->simd,
+               h->fma ? ", FMA" : ", no FMA", h->clock_ghz, h->clock_from);
+    out_printf("          = %.1f GFLOP/s peak; one core %.1f (mode cpu runs on one)\n", h->peak_gflops, h->core_gflops);
+    out_printf("host memory: %.1f GB/s, one thread's copy (bytes read + written), measured once\n", gbs);
+}
+
+/* Everything that happened once, never inside a timed region. */
+static void info_onetime(void)
+{
+    char t[32];
+    if (!timing_onetime_get(0))
+        return;
+    out_printf("one-time set-up, kept out of every timed region:\n");
+    for (int i = 0; timing_onetime_get(i); i++) {
+        fmt_ms(t, sizeof t, timing_onetime_get(i)->ms);
+        int shown = 0; /* display columns: "µ" is two bytes */
+        for (const char *p = t; *p; p++)
+            shown += (*p & 0xC0) != 0x80;
+        out_printf("  %*s%s  %s\n", 10 - shown, "", t, timing_onetime_get(i)->what);
     }
-    if (f)
-        fclose(f);
-    out_printf("host:     %s, %d logical cores; blas mode uses %s\n", model, cores, blas_describe());
+}
+
+static void info_json(void)
+{
+    const host_facts *h = host_get();
+    cost_ceilings ce;
+    snap_device d;
+    json_buf j;
+    cost_ceilings_get(&ce, 1);
+    snap_device_get(&d);
+    json_begin(&j);
+    json_str(&j, "table", "info");
+    res_json_machine(&j, &ce);
+    json_open_obj(&j, "device_facts");
+    if (d.usable) {
+        json_int(&j, "sms", d.f.sms);
+        json_int(&j, "fp32_lanes_per_sm", d.f.fp32_lanes_per_sm);
+        json_num(&j, "clock_ghz", d.f.clock_ghz);
+        json_num(&j, "mem_total", (double)d.f.mem_total);
+        json_num(&j, "l2_bytes", (double)d.f.l2_bytes);
+        json_num(&j, "smem_per_sm", (double)d.f.smem_per_sm);
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", d.f.cc_major, d.f.cc_minor);
+        json_str(&j, "compute_capability", cc);
+    }
+    json_close(&j);
+    json_open_obj(&j, "host_facts");
+    json_int(&j, "logical", h->logical);
+    json_int(&j, "simd_floats", h->simd_floats);
+    json_str(&j, "simd", h->simd);
+    json_bool(&j, "fma", h->fma);
+    json_num(&j, "clock_ghz", h->clock_ghz);
+    json_str(&j, "clock_from", h->clock_from);
+    json_close(&j);
+    json_open_arr(&j, "onetime");
+    for (int i = 0; timing_onetime_get(i); i++) {
+        json_open_obj(&j, NULL);
+        json_str(&j, "what", timing_onetime_get(i)->what);
+        json_num(&j, "ms", timing_onetime_get(i)->ms);
+        json_close(&j);
+    }
+    json_close(&j);
+    json_print(&j);
 }
 
 int cmd_info(cuk_session *s, const stmt *st)
@@ -146,23 +263,30 @@ int cmd_info(cuk_session *s, const stmt *st)
     char a[32], b[32], c[32];
     snap_device d;
     snap_memory mem;
+    if (s->json) {
+        info_json();
+        return 0;
+    }
     snap_device_get(&d);
     if (!d.usable) {
         out_printf("device:   none (%s)\n", d.why);
-        info_host();
-        return 0;
+    } else {
+        snap_memory_get(&mem);
+        out_printf("device:   %s, compute capability %d.%d\n", d.f.name, d.f.cc_major, d.f.cc_minor);
+        out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d.f.sms,
+                   d.f.fp32_lanes_per_sm, d.f.clock_ghz, d.f.peak_gflops / 1e3);
+        out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d.f.mem_total),
+                   fmt_bytes(b, sizeof b, (double)mem.dev_free), d.f.mem_bw_gbs,
+                   fmt_bytes(c, sizeof c, (double)d.f.l2_bytes));
+        out_printf("SM:       %d threads, %s shared memory; on chip %.0f GB/s (SMs x 128 B x clock)\n",
+                   d.f.max_threads_per_sm, fmt_bytes(a, sizeof a, (double)d.f.smem_per_sm),
+                   d.f.sms * 128.0 * d.f.clock_ghz);
+        out_printf("CUDA:     driver %d.%d, runtime %d.%d; cuBLAS %d\n", d.f.driver_version / 1000,
+                   d.f.driver_version % 1000 / 10, d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10,
+                   gpu_cublas_version());
     }
-    snap_memory_get(&mem);
-    out_printf("device:   %s, compute capability %d.%d\n", d.f.name, d.f.cc_major, d.f.cc_minor);
-    out_printf("FP32:     %d SMs x %d lanes x 2 x %.2f GHz = %.1f TFLOP/s peak\n", d.f.sms, d.f.fp32_lanes_per_sm,
-               d.f.clock_ghz, d.f.peak_gflops / 1e3);
-    out_printf("memory:   %s total, %s free; %.0f GB/s; L2 %s\n", fmt_bytes(a, sizeof a, (double)d.f.mem_total),
-               fmt_bytes(b, sizeof b, (double)mem.dev_free), d.f.mem_bw_gbs, fmt_bytes(c, sizeof c, (double)d.f.l2_bytes));
-    out_printf("SM:       %d threads, %s shared memory\n", d.f.max_threads_per_sm,
-               fmt_bytes(a, sizeof a, (double)d.f.smem_per_sm));
-    out_printf("CUDA:     driver %d.%d, runtime %d.%d\n", d.f.driver_version / 1000, d.f.driver_version % 1000 / 10,
-               d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10);
     info_host();
+    info_onetime();
     return 0;
 }
 
@@ -213,8 +337,23 @@ int cmd_format(cuk_session *s, const stmt *st)
     return 0;
 }
 
+/* save bench "file": the last bench or ladder, with everything it measured. */
+static int save_results(const stmt *st)
+{
+    const result_table *t = res_last();
+    if (!t)
+        return cuk_err_at(st->arg[0]->pos, "save bench: no bench or ladder has run yet");
+    if (res_save(t, arg_text(st, 1)) != 0) {
+        cuk_err_locate(st->arg[1]->pos);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_save(cuk_session *s, const stmt *st)
 {
+    if (!strcmp(arg_text(st, 0), "bench") || !strcmp(arg_text(st, 0), "ladder"))
+        return save_results(st);
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)
         return cuk_err_at(st->arg[0]->pos, "save: '%s' is not defined", arg_text(st, 0));
@@ -222,6 +361,33 @@ int cmd_save(cuk_session *s, const stmt *st)
         cuk_err_locate(st->arg[1]->pos);
         return -1;
     }
+    return 0;
+}
+
+/* record "file" | record off: a transcript of what is typed at the prompt
+ * and everything shown (base/out.h's tee). */
+int cmd_record(cuk_session *s, const stmt *st)
+{
+    static FILE *f;
+    const ast *a = st->arg[0];
+    if (a->kind != AST_STRING && strcmp(a->text, "off"))
+        return cuk_err_at(a->pos, "record: expected a file name in double quotes, or off");
+    if (a->kind == AST_STRING) {
+        FILE *nf = fopen(a->text, "w");
+        if (!nf)
+            return cuk_err_at(a->pos, "record: cannot write '%s': %s", a->text, strerror(errno));
+        setvbuf(nf, NULL, _IOLBF, 0);
+        if (f)
+            fclose(f);
+        out_set_tee(f = nf);
+        return 0;
+    }
+    out_set_tee(NULL);
+    if (f && fclose(f) != 0) {
+        f = NULL;
+        return cuk_err_at(a->pos, "record: the transcript could not be written: %s", strerror(errno));
+    }
+    f = NULL;
     return 0;
 }
 

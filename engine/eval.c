@@ -12,6 +12,7 @@
 #include "engine/fileio.h"
 #include "engine/ops.h"
 #include "engine/print.h"
+#include "engine/timereport.h"
 #include "engine/timing.h"
 
 /* How an operand is named in messages: its source text when short
@@ -554,10 +555,10 @@ int eval_stmt(cuk_session *s, const stmt *st)
     timing_begin(s->src->text + st->start, st->end - st->start, s->mode);
     cuk_matrix *m = eval_expr(s, st->expr);
     int rc = m ? 0 : -1;
+    if (timing_end(rc != 0) != 0 && rc == 0) /* the record closes before printing starts */
+        rc = -1;
     if (rc == 0 && st->print)
         rc = print_value(name, m, s->format_long, session_columns(s));
-    if (timing_end(rc != 0) != 0 && rc == 0)
-        rc = -1;
     if (rc != 0 || bare) {
         mat_unref(m);
         return rc;
@@ -565,6 +566,6 @@ int eval_stmt(cuk_session *s, const stmt *st)
     if (ws_set(&s->ws, name, m) != 0)
         return -1;
     if (s->time_on)
-        print_timing(timing_history(0));
+        time_report(timing_history(0), s->json);
     return 0;
 }

@@ -16,7 +16,8 @@ static const char help_overview[] =
     "  bench A @ B            the same product in every mode, side by side\n"
     "  time on                print what each command costs\n"
     "\n"
-    "help topics: language, functions, commands, modes, files, keys\n"
+    "  bench naive cublas: A @ B    just those modes;  help timing: what is measured\n"
+    "help topics: language, functions, commands, modes, timing, files, keys\n"
     "help NAME explains one function or command, e.g. `help rand`, `help bench`.\n";
 
 static const char help_language[] =
@@ -43,6 +44,33 @@ static const char help_files[] =
     "\n"
     "scripts: cuk FILE.cuk, cuk < FILE, ... | cuk, cuk -e 'stmts'; a #! first line is\n"
     "ignored. A script stops at the first error, printing FILE:LINE:COL, and exits with 1.\n";
+
+static const char help_timing[] =
+    "what cuk measures, and how (numbers a lecture can stand behind):\n"
+    "  time on             each command: kernel time (CUDA events, or the host\n"
+    "                      clock), wall time, the host<->device copies with their\n"
+    "                      time and GB/s\n"
+    "  timeit [N] STMT     N runs, or as many as fit 1 s (at least 3): median and\n"
+    "                      range\n"
+    "  bench [MODES:] EXPR every mode, or those named (bench naive cublas: A @ B),\n"
+    "                      taking turns: kernel and end-to-end time (fresh host\n"
+    "                      operands copied in, the kernel, the result copied back),\n"
+    "                      runs, spread, rate, % of peak, speedups over cpu and blas,\n"
+    "                      the step over the rung above, the error against float64\n"
+    "  ladder EXPR for n in 256 512 1024\n"
+    "                      sizes x modes: n is the size, every other name a fresh\n"
+    "                      rand(n, n) made before the clock starts; a cell whose run\n"
+    "                      would pass 1.5 s, or after 45 s, is estimated from the\n"
+    "                      growth and marked: ~7.7 s*\n"
+    "  why                 the last command's FLOPs, bytes, ceilings and verdict\n"
+    "  roofline            the modes run so far on a roofline chart\n"
+    "  save bench \"t.json\" the last bench or ladder (.json .csv .md), with the\n"
+    "                      machine\n"
+    "  record \"s.log\"      a transcript of what is typed and shown; record off stops\n"
+    "rules: one-time set-up (kernels loaded, library handles, a shape's first run) is\n"
+    "never timed; `info` lists it. A speedup is a ratio of medians taken in the same\n"
+    "bench; when the two modes' bands (quartiles, at least +-5%) overlap, or they run\n"
+    "the same code, it reads ~1x (noise). `cuk --json`: each table as one JSON line.\n";
 
 static const char help_keys[] =
     "  Tab        complete commands, functions, variables, modes; file names inside quotes\n"
@@ -96,7 +124,8 @@ int cmd_help(cuk_session *s, const stmt *st)
     static const struct {
         const char *name, *text;
     } pages[] = {{"language", help_language}, {"syntax", help_language}, {"files", help_files},
-                 {"scripts", help_files}, {"keys", help_keys}, {"repl", help_keys}};
+                 {"scripts", help_files}, {"keys", help_keys}, {"repl", help_keys}, {"timing", help_timing},
+                 {"measuring", help_timing}};
     if (!topic) {
         out_printf("%s", help_overview);
         return 0;
@@ -115,6 +144,7 @@ int cmd_help(cuk_session *s, const stmt *st)
     else if (strchr("@+-*/'", topic[0]) && topic[0])
         out_printf("%s", help_language);
     else if (!help_name(topic))
-        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, files, keys)", topic);
+        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys)",
+                       topic);
     return 0;
 }

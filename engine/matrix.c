@@ -133,6 +133,22 @@ void mat_unref(cuk_matrix *m)
     free(m);
 }
 
+/* A synchronous copy between host and device, timed on the host clock
+ * after the device has finished what was queued before it, so that the
+ * time is the copy's alone; counted in the command's record. */
+static int copy_timed(int to_device, void *dst, const void *src, size_t bytes)
+{
+    if (gpu_sync() != 0)
+        return -1;
+    double t0 = timing_now_ms();
+    int rc = to_device ? gpu_h2d(dst, src, bytes) : gpu_d2h(dst, src, bytes);
+    if (rc == 0 && to_device)
+        rc = gpu_sync();
+    if (rc == 0)
+        timing_copied(to_device, bytes, timing_now_ms() - t0);
+    return rc;
+}
+
 float *mat_host(cuk_matrix *m)
 {
     if (m->host)
@@ -140,12 +156,11 @@ float *mat_host(cuk_matrix *m)
     float *h = host_alloc(mat_bytes(m));
     if (!h)
         return NULL;
-    if (gpu_d2h(h, m->dev->ptr, mat_bytes(m)) != 0) {
+    if (copy_timed(0, h, m->dev->ptr, mat_bytes(m)) != 0) {
         host_total -= mat_bytes(m);
         free(h);
         return NULL;
     }
-    timing_moved(0, mat_bytes(m));
     return m->host = h;
 }
 
@@ -156,11 +171,10 @@ static float *mat_dev(cuk_matrix *m)
     pool_block *b = pool_alloc(mat_bytes(m));
     if (!b)
         return NULL;
-    if (gpu_h2d(b->ptr, m->host, mat_bytes(m)) != 0) {
+    if (copy_timed(1, b->ptr, m->host, mat_bytes(m)) != 0) {
         pool_free(b);
         return NULL;
     }
-    timing_moved(mat_bytes(m), 0);
     m->dev = b;
     return b->ptr;
 }
@@ -176,10 +190,7 @@ int mat_read(cuk_matrix *m, size_t first, size_t n, float *dst)
         memcpy(dst, m->host + first, n * sizeof *dst);
         return 0;
     }
-    if (gpu_d2h(dst, (const float *)m->dev->ptr + first, n * sizeof *dst) != 0)
-        return -1;
-    timing_moved(0, n * sizeof *dst);
-    return 0;
+    return copy_timed(0, dst, (const float *)m->dev->ptr + first, n * sizeof *dst);
 }
 
 int mat_scalar_value(cuk_matrix *m, float *out)

@@ -8,6 +8,7 @@
 #include "base/fmt.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
+#include "engine/warm.h"
 
 /* The names timing records show, from the operation lists. */
 #define OPLIST_NAME(id, name, ...) name,
@@ -56,12 +57,19 @@ static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const 
     return out;
 }
 
-/* A result of rows x cols where be works, with its timing mark started and
- * be recorded as the mode whose kernels run next. */
-static cuk_matrix *start(const cuk_backend *be, int rows, int cols)
+/* A result of rows x cols where be works, be recorded as the mode whose
+ * kernels run next; the mode's one-time set-up is done first (warm.h). */
+static cuk_matrix *result(const cuk_backend *be, int rows, int cols)
 {
+    if (warm_mode(be) != 0)
+        return NULL;
     mode_enter(be);
-    cuk_matrix *out = mat_new(be, rows, cols);
+    return mat_new(be, rows, cols);
+}
+
+/* Start out's timing mark; NULL (out released) if it can't be recorded. */
+static cuk_matrix *begin(const cuk_backend *be, cuk_matrix *out)
+{
     if (out && timing_op_begin(be) != 0) {
         mat_unref(out);
         return NULL;
@@ -69,13 +77,19 @@ static cuk_matrix *start(const cuk_backend *be, int rows, int cols)
     return out;
 }
 
+static cuk_matrix *start(const cuk_backend *be, int rows, int cols) { return begin(be, result(be, rows, cols)); }
+
 cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
 {
     int m = a->rows, k = a->cols, n = b->cols;
     char sh[64];
     const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
-    cuk_matrix *c = pb ? start(be, m, n) : NULL;
-    if (!c)
+    cuk_matrix *c = pb ? result(be, m, n) : NULL;
+    if (c && warm_matmul(be, out_data(c, be), pa, pb, m, n, k) != 0) { /* before the start mark */
+        mat_unref(c);
+        return NULL;
+    }
+    if (!(c = begin(be, c)))
         return NULL;
     int rc = be->ops.matmul(out_data(c, be), pa, pb, m, n, k);
     return finish(be, c, rc, "matmul", shape2(sh, sizeof sh, a, "@", b), 2.0 * m * n * k,

@@ -473,6 +473,58 @@ static int push_word(parser *P, ptrvec *args, tk_kind want, const char *msg)
     return w ? vec_push(P, args, w) : -1;
 }
 
+/* subset := [NAME... ':']  the modes a bench or ladder runs, before a colon */
+static int parse_mode_subset(parser *P, ptrvec *args)
+{
+    size_t j = P->i;
+    while (P->tok[j].kind == TK_NAME)
+        j++;
+    if (j == P->i || P->tok[j].kind != TK_COLON)
+        return 0;
+    while (P->i < j)
+        if (push_word(P, args, TK_NAME, "expected a mode name") != 0)
+            return -1;
+    advance(P);
+    return 0;
+}
+
+/* Expect the word w (for, in); fail with msg. */
+static int expect_word(parser *P, const char *w, const char *msg)
+{
+    if (cur(P)->kind != TK_NAME || strcmp(cur(P)->text, w) != 0) {
+        fail(P, cur(P), msg);
+        return -1;
+    }
+    advance(P);
+    return 0;
+}
+
+/* ladder := subset expr 'for' NAME 'in' NUMBER+  (the sizes go after the
+ * mode words in args; the variable is s->name) */
+static int parse_ladder(parser *P, stmt *s, ptrvec *args)
+{
+    if (parse_mode_subset(P, args) != 0 || !(s->expr = parse_expr(P)) ||
+        expect_word(P, "for", "expected 'for', as in: ladder A @ B for n in 256 512 1024") != 0)
+        return -1;
+    if (cur(P)->kind != TK_NAME) {
+        fail(P, cur(P), "expected the name of the size, as in: for n in 256 512");
+        return -1;
+    }
+    s->name = cur(P)->text;
+    s->name_pos = cur(P)->pos;
+    advance(P);
+    if (expect_word(P, "in", "expected 'in', as in: for n in 256 512") != 0)
+        return -1;
+    if (cur(P)->kind != TK_NUMBER) {
+        fail(P, cur(P), "expected the sizes, as in: for n in 256 512 1024");
+        return -1;
+    }
+    while (cur(P)->kind == TK_NUMBER)
+        if (push_word(P, args, TK_NUMBER, "") != 0)
+            return -1;
+    return 0;
+}
+
 /* command := WORD args, the arguments' shape depending on the word */
 static int parse_command_args(parser *P, stmt *s)
 {
@@ -520,6 +572,19 @@ static int parse_command_args(parser *P, stmt *s)
         break;
     case ARGS_STRING:
         if (push_word(P, &args, TK_STRING, "expected a file name in double quotes") != 0)
+            return -1;
+        break;
+    case ARGS_BENCH:
+        if (parse_mode_subset(P, &args) != 0 || !(s->expr = parse_expr(P)))
+            return -1;
+        break;
+    case ARGS_LADDER:
+        if (parse_ladder(P, s, &args) != 0)
+            return -1;
+        break;
+    case ARGS_FILE_OR_OFF:
+        if (cur(P)->kind == TK_STRING ? push_word(P, &args, TK_STRING, "") != 0
+                                      : push_word(P, &args, TK_NAME, "expected a file name in double quotes, or off") != 0)
             return -1;
         break;
     case ARGS_TOPIC:

@@ -1,4 +1,4 @@
-/* print.c - value and timing display (see print.h). */
+/* print.c - values the NumPy way (see print.h). */
 #include "engine/print.h"
 
 #include <math.h>
@@ -170,24 +170,4 @@ out:
     free(cols.idx);
     free(vals);
     return rc;
-}
-
-void print_timing(const timing_cmd *c)
-{
-    char t[32], rate[64], up[32], h2d[32], d2h[32];
-    for (int i = 0; i < c->nops; i++) {
-        const timing_op *o = &c->ops[i];
-        double speedup = o->count == 1 ? timing_speedup(o) : -1;
-        up[0] = '\0';
-        if (speedup > 0)
-            snprintf(up, sizeof up, ", %.1fx the cpu", speedup);
-        timing_rate(o, rate, sizeof rate);
-        out_printf("  %-7s %-9s %-24s %10s  %s%s\n", o->mode->name, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate, up);
-    }
-    out_printf("  %s: kernels %s", c->mode->name, fmt_ms(t, sizeof t, c->kernel_ms));
-    out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
-    if (c->h2d || c->d2h)
-        out_printf(", copied %s to device, %s to host", fmt_bytes(h2d, sizeof h2d, (double)c->h2d),
-                   fmt_bytes(d2h, sizeof d2h, (double)c->d2h));
-    out_printf("\n");
 }

@@ -5,7 +5,6 @@
 #define CUK_PRINT_H
 
 #include "engine/matrix.h"
-#include "engine/timing.h"
 
 #define PRINT_THRESHOLD 1000
 #define PRINT_EDGE 3
@@ -14,8 +13,5 @@
  * copied from the device; the matrix stays where it is. 0, or -1 with the
  * error set. */
 int print_value(const char *name, cuk_matrix *m, int format_long, int columns);
-
-/* The `time on` report of one command. */
-void print_timing(const timing_cmd *c);
 
 #endif

@@ -129,17 +129,27 @@ static int (*const handlers[CMD_COUNT])(cuk_session *s, const stmt *st) = {CUK_C
 /* Run one statement already parsed: 0, or -1 with the error set. */
 static int run_stmt(cuk_session *s, const stmt *st)
 {
-    timing_kernel_events(s->time_on || s->panel_on || s->measuring);
+    timing_kernel_events(s->time_on || s->panel_on || s->measuring || s->explaining);
     int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : eval_stmt(s, st);
     if (rc != 0)
         cuk_err_locate(st->start);
     return rc;
 }
 
+/* A program that asks `why` or draws a `roofline` needs the kernel times
+ * of the commands before it: from here on, every command is timed. */
+static void note_explaining(cuk_session *s, const program *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->stmt[i]->kind == STMT_CMD && (p->stmt[i]->cmd == CMD_WHY || p->stmt[i]->cmd == CMD_ROOFLINE))
+            s->explaining = 1;
+}
+
 /* Each statement, reported if it fails, then shown to the panel. */
 static run_status run_program(cuk_session *s, const program *p)
 {
     run_status st = RUN_OK;
+    note_explaining(s, p);
     for (int i = 0; i < p->n && st == RUN_OK; i++) {
         if (run_stmt(s, p->stmt[i]) != 0) {
             s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
@@ -155,6 +165,14 @@ static run_status run_program(cuk_session *s, const program *p)
     return st;
 }
 
+/* What was typed at the prompt goes into the transcript as it was shown,
+ * prompt and all; a script's text is not shown, so it is not recorded. */
+static void record_input(cuk_session *s, const char *text, size_t len, const char *file)
+{
+    if (!file && out_tee())
+        fprintf(out_tee(), "cuk[%s]> %.*s\n", session_mode_name(s), (int)len, text);
+}
+
 run_status run_source(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final)
 {
     src_ctx ctx = {text, len, file, first_line, s->src, s->run_pos};
@@ -164,6 +182,8 @@ run_status run_source(cuk_session *s, const char *text, size_t len, const char *
     s->src = &ctx;
     cuk_err_clear();
     parse_status ps = parse_program(text, len, &a, &p);
+    if (ps != PARSE_INCOMPLETE || final)
+        record_input(s, text, len, file);
     if (ps == PARSE_INCOMPLETE && !final) {
         st = RUN_INCOMPLETE;
         cuk_err_clear();

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "engine/timing.h"
+#include "engine/warm.h"
 #include "kernels/backend.h"
 #include "kernels/gpu.h"
 
@@ -34,7 +35,11 @@ cuk_session *session_new(const cuk_frontend *fe)
     s->fe = fe;
     attach(fe);
     s->seed = (uint64_t)timing_now_ms() * 2654435761u; /* until `seed N` */
-    s->mode = mode_find(gpu_init() == 0 ? "tiled" : "cpu");
+    double t0 = timing_now_ms();
+    int gpu = gpu_init() == 0;
+    if (gpu)
+        timing_onetime_note("CUDA context and device 0, at start-up", timing_now_ms() - t0);
+    s->mode = mode_find(gpu ? "tiled" : "cpu");
     return s;
 }
 
@@ -60,13 +65,17 @@ int session_set_mode(cuk_session *s, const char *name)
     }
     if (!mode_available(be, &why))
         return cuk_err("mode %s is unavailable: %s", name, why);
+    if (warm_mode(be) != 0) /* its one-time set-up now, not in the first timed command */
+        return -1;
     s->mode = be;
     return 0;
 }
 
-const char *session_mode_name(const cuk_session *s) { return s->mode->name; }
+static const cuk_backend *shown(const cuk_session *s) { return s->chosen ? s->chosen : s->mode; }
 
-int session_mode_on_device(const cuk_session *s) { return mode_on_device(s->mode); }
+const char *session_mode_name(const cuk_session *s) { return shown(s)->name; }
+
+int session_mode_on_device(const cuk_session *s) { return mode_on_device(shown(s)); }
 
 const char *session_mode_at(int i) { return mode_get(i) ? mode_get(i)->name : NULL; }
 

@@ -52,6 +52,9 @@ typedef struct cuk_session {
     int time_on;
     int panel_on;          /* the front end's panel is up (it shows kernel times) */
     int measuring;         /* bench or timeit is running */
+    int explaining;        /* `why` or `roofline` is used: time every command's kernels */
+    const struct cuk_backend *chosen; /* while bench or ladder runs other modes: the user's */
+    int json;              /* `cuk --json`: tables as one JSON object per line */
     uint64_t seed;
     uint64_t draws;        /* rand/randn calls since `seed`: each draw is its own stream */
     src_ctx *src;          /* innermost source being run */
@@ -68,7 +71,8 @@ void session_free(cuk_session *s);
 
 /* Select a mode by name: 0, or -1 with a message saying why not. */
 int session_set_mode(cuk_session *s, const char *name);
-/* The current mode's name ("tiled"), and whether it computes on the GPU. */
+/* The mode the user chose ("tiled"; not the one a bench is trying), and
+ * whether it computes on the GPU. */
 const char *session_mode_name(const cuk_session *s);
 int session_mode_on_device(const cuk_session *s);
 

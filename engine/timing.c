@@ -6,24 +6,22 @@
 #include <time.h>
 
 #include "base/error.h"
-#include "base/fmt.h"
 
-#define REF_RUNS 64
+#define ONETIME_MAX 48
 
 /* The process's timing state (one session per process, see session.h). */
 static struct {
     timing_cmd cur;                       /* the statement being timed */
-    int active, device_work;
+    timing_cmd last;                      /* the last one finished */
+    int have_last;
+    int active, device_work, quiet;
     int events_on, events_now;            /* CUDA events wanted / in use for cur */
-    double cmd_t0, op_t0;
+    double cmd_t0, op_t0, setup_t0;
     gpu_mark *marks[2 * TIMING_MAX_OPS];  /* start and end of each op of cur */
-    timing_cmd hist[TIMING_HISTORY];      /* finished statements, a ring */
+    timing_cmd hist[TIMING_HISTORY];      /* filed statements, a ring */
     int hist_n, hist_next;
-    struct {
-        char op[16], shapes[64];
-        double ms;
-    } refs[REF_RUNS];                     /* ops run in the reference mode, a ring */
-    int ref_next;
+    timing_onetime onetime[ONETIME_MAX]; /* one-time costs, oldest first */
+    int nonetime;
 } T = {.events_on = 1};
 
 double timing_now_ms(void)
@@ -35,6 +33,8 @@ double timing_now_ms(void)
 
 void timing_kernel_events(int on) { T.events_on = on; }
 
+void timing_quiet(int on) { T.quiet = on; }
+
 void timing_begin(const char *text, size_t len, const cuk_backend *mode)
 {
     memset(&T.cur, 0, sizeof T.cur);
@@ -42,6 +42,8 @@ void timing_begin(const char *text, size_t len, const cuk_backend *mode)
     for (size_t i = 0; i < n; i++)
         T.cur.text[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
     T.cur.mode = mode;
+    T.cur.runs = 1;
+    T.cur.speedup = -1;
     T.active = 1;
     T.device_work = 0;
     T.events_now = T.events_on;
@@ -98,26 +100,67 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
         cuk_err_clear(); /* the time is lost, the result is not */
 }
 
-void timing_moved(size_t h2d, size_t d2h)
+void timing_copied(int to_device, size_t bytes, double ms)
 {
     if (!T.active)
         return;
-    T.cur.h2d += h2d;
-    T.cur.d2h += d2h;
-    if (h2d)
+    if (to_device) {
+        T.cur.h2d += bytes;
+        T.cur.h2d_ms += ms;
         T.device_work = 1;
-}
-
-/* Keep the ops of a finished reference-mode command for timing_speedup. */
-static void remember_reference(void)
-{
-    for (int i = 0; i < T.cur.nops; i++) {
-        snprintf(T.refs[T.ref_next].op, sizeof T.refs[0].op, "%s", T.cur.ops[i].op);
-        snprintf(T.refs[T.ref_next].shapes, sizeof T.refs[0].shapes, "%s", T.cur.ops[i].shapes);
-        T.refs[T.ref_next].ms = T.cur.ops[i].ms;
-        T.ref_next = (T.ref_next + 1) % REF_RUNS;
+    } else {
+        T.cur.d2h += bytes;
+        T.cur.d2h_ms += ms;
     }
 }
+
+/* ---- one-time set-up ---- */
+
+void timing_onetime_note(const char *what, double ms)
+{
+    timing_onetime *o = &T.onetime[T.nonetime < ONETIME_MAX ? T.nonetime++ : ONETIME_MAX - 1];
+    snprintf(o->what, sizeof o->what, "%s", what);
+    o->ms = ms;
+}
+
+const timing_onetime *timing_onetime_get(int i) { return i >= 0 && i < T.nonetime ? &T.onetime[i] : NULL; }
+
+/* Device work queued before the set-up belongs to the command: wait for it
+ * first, on the command's clock. */
+static void quiet_sync(void)
+{
+    if (gpu_sync() != 0) /* the error shows again at the command's own sync */
+        cuk_err_clear();
+}
+
+void timing_setup_begin(void)
+{
+    quiet_sync();
+    T.setup_t0 = timing_now_ms();
+}
+
+void timing_setup_end(const char *what)
+{
+    quiet_sync(); /* the set-up's device work is set-up too */
+    double ms = timing_now_ms() - T.setup_t0;
+    if (T.active)
+        T.cur.setup_ms += ms;
+    timing_onetime_note(what, ms);
+}
+
+/* ---- closing and filing ---- */
+
+static void file_record(const timing_cmd *c)
+{
+    T.hist[T.hist_next] = *c;
+    T.hist_next = (T.hist_next + 1) % TIMING_HISTORY;
+    if (T.hist_n < TIMING_HISTORY)
+        T.hist_n++;
+}
+
+void timing_file(const timing_cmd *c) { file_record(c); }
+
+const timing_cmd *timing_last(void) { return T.have_last ? &T.last : NULL; }
 
 int timing_end(int failed)
 {
@@ -137,14 +180,14 @@ int timing_end(int failed)
         T.cur.flops += o->flops;
         T.cur.bytes += o->bytes;
     }
-    T.cur.wall_ms = timing_now_ms() - T.cmd_t0;
-    T.cur.failed = failed || rc != 0;
-    if (!T.cur.failed && T.cur.mode && T.cur.mode->reference)
-        remember_reference();
-    T.hist[T.hist_next] = T.cur;
-    T.hist_next = (T.hist_next + 1) % TIMING_HISTORY;
-    if (T.hist_n < TIMING_HISTORY)
-        T.hist_n++;
+    T.cur.wall_ms = timing_now_ms() - T.cmd_t0 - T.cur.setup_ms;
+    T.cur.kernel_lo = T.cur.kernel_hi = T.cur.kernel_ms;
+    if (failed || rc != 0)
+        T.cur.failed = cuk_err_get()->kind == CUK_E_CANCEL ? TIMING_STOPPED : TIMING_ERROR;
+    T.last = T.cur;
+    T.have_last = 1;
+    if (!T.quiet)
+        file_record(&T.cur);
     return rc;
 }
 
@@ -153,34 +196,4 @@ const timing_cmd *timing_history(int i)
     if (i < 0 || i >= T.hist_n)
         return NULL;
     return &T.hist[(T.hist_next - 1 - i + TIMING_HISTORY) % TIMING_HISTORY];
-}
-
-double timing_speedup(const timing_op *op)
-{
-    if (!op->mode || op->mode->reference || op->ms <= 0)
-        return -1;
-    for (int k = 1; k <= REF_RUNS; k++) {
-        int i = (T.ref_next - k + REF_RUNS) % REF_RUNS;
-        if (T.refs[i].op[0] && !strcmp(T.refs[i].op, op->op) && !strcmp(T.refs[i].shapes, op->shapes))
-            return T.refs[i].ms > 0 ? T.refs[i].ms / op->ms : -1;
-    }
-    return -1;
-}
-
-const char *timing_rate(const timing_op *op, char *buf, size_t cap)
-{
-    char r[32];
-    const gpu_info *dev = op->on_device ? gpu_device() : NULL;
-    int compute = op->flops > 4 * op->bytes; /* matmul-like: count FLOPs, else bytes */
-    buf[0] = '\0';
-    if (op->ms <= 0)
-        return buf;
-    double per_s = (compute ? op->flops : op->bytes) / (op->ms * 1e-3);
-    double peak = !dev ? 0 : compute ? dev->peak_gflops * 1e9 : dev->mem_bw_gbs * 1e9;
-    fmt_rate(r, sizeof r, per_s, compute ? "FLOP" : "B");
-    if (peak > 0)
-        snprintf(buf, cap, "%s (%.1f%% of peak)", r, 100 * per_s / peak);
-    else
-        snprintf(buf, cap, "%s", r);
-    return buf;
 }

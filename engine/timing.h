@@ -1,12 +1,15 @@
 /* timing.h - what each command cost: one record per statement, holding every
  * kernel it ran (operation, mode, shapes, kernel time, FLOPs, bytes), its
- * wall time and the bytes it moved between host and device. `time on`, the
- * panel and `bench` all read these records.
+ * wall time and the bytes it copied between host and device, with the time
+ * those copies took. `time on`, the panel, `why` and `bench` read these
+ * records.
  *
  * Kernel time is measured with CUDA events around device kernels and with
  * the host clock around host kernels; wall time is the host clock around the
- * whole statement, after the device has finished. The events cost about 3 µs
- * a kernel, a fifth of a small command, so they are recorded only while
+ * whole statement, after the device has finished, less any one-time set-up
+ * met on the way (timing_setup_*), which is reported on its own (`info`).
+ * Printing the value comes after the record is closed. The events cost about
+ * 3 µs a kernel, a fifth of a small command, so they are recorded only while
  * something will show the times (`time on`, the panel, bench, timeit); else
  * a device kernel's time is left unknown (< 0). */
 #ifndef CUK_TIMING_H
@@ -26,19 +29,32 @@ typedef struct {
     const cuk_backend *mode;
     int on_device;
     double flops;         /* floating-point operations */
-    double bytes;         /* bytes the kernel must read and write */
+    double bytes;         /* bytes the kernel must read and write at the least */
     double ms;            /* kernel time; < 0 while unknown */
     int count;            /* >1 when later ops were folded into this row */
 } timing_op;
 
+/* How a statement ended. */
+typedef enum { TIMING_OK, TIMING_ERROR, TIMING_STOPPED } timing_status;
+
 typedef struct {
     char text[160];       /* the statement as typed */
     const cuk_backend *mode;
-    double wall_ms;
+    double wall_ms;       /* host clock, set-up left out */
     double kernel_ms;     /* sum over the ops */
     double flops, bytes;
     size_t h2d, d2h;      /* bytes copied host->device, device->host */
-    int failed;           /* the statement stopped with an error or Ctrl-C */
+    double h2d_ms, d2h_ms;/* host clock around those copies */
+    double setup_ms;      /* one-time set-up met during the command (not in wall_ms) */
+    int failed;           /* timing_status */
+    /* A summary filed by bench or timeit for many runs: kernel_ms and
+     * wall_ms are medians, kernel_lo/hi the range of the kernel times;
+     * speedup is over cpu measured in the same bench (< 0: unknown), and
+     * speedup_noise says the two ranges overlapped. runs is 1 otherwise. */
+    int runs;
+    double kernel_lo, kernel_hi;
+    double speedup;
+    int speedup_noise;
     int nops;
     timing_op ops[TIMING_MAX_OPS];
 } timing_cmd;
@@ -46,31 +62,46 @@ typedef struct {
 /* Whether device kernels are timed from the next statement on. */
 void timing_kernel_events(int on);
 
-/* A statement starts / ends (failed: it stopped with an error). timing_end
- * waits for the device, turns events into times and files the record; -1
- * if the device reported an error. */
+/* A statement starts / ends (failed: it stopped with an error, or with
+ * Ctrl-C when the pending error says so). timing_end waits for the device,
+ * turns events into times and files the record; -1 if the device reported
+ * an error. */
 void timing_begin(const char *text, size_t len, const cuk_backend *mode);
 int timing_end(int failed);
+
+/* While quiet, finished records are not filed in the history: the runs of a
+ * bench or timeit, which then file one summary each (timing_file). */
+void timing_quiet(int on);
+/* The last record finished, filed or not; NULL before the first. */
+const timing_cmd *timing_last(void);
+void timing_file(const timing_cmd *c);
 
 /* Around each backend call. */
 int timing_op_begin(const cuk_backend *be);
 void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, double flops, double bytes);
 
-/* Copies made to move a matrix to where a mode needs it. */
-void timing_moved(size_t h2d, size_t d2h);
+/* A copy made to move a matrix to where a mode needs it, and how long the
+ * synchronous copy took on the host clock. */
+void timing_copied(int to_device, size_t bytes, double ms);
 
-/* Past records: 0 is the newest finished one. NULL if there is none. */
+/* One-time set-up (loading kernels, library handles, plans, a first run of
+ * a shape): between begin and end the statement's wall clock stops, and the
+ * cost is noted under `what` for `info`. The device is idle at the end. */
+void timing_setup_begin(void);
+void timing_setup_end(const char *what);
+/* Note a one-time cost measured elsewhere (the CUDA context). */
+void timing_onetime_note(const char *what, double ms);
+/* The i-th one-time cost noted (oldest first); NULL past the end. */
+typedef struct {
+    char what[96];
+    double ms;
+} timing_onetime;
+const timing_onetime *timing_onetime_get(int i);
+
+/* Past records: 0 is the newest filed one. NULL if there is none. */
 const timing_cmd *timing_history(int i);
-
-/* How many times faster op ran than the same op on the same shapes last ran
- * in the reference mode (cpu); < 0 if that is unknown or op is itself a
- * reference run. The one definition of "speedup over the CPU". */
-double timing_speedup(const timing_op *op);
 
 /* Monotonic clock in milliseconds. */
 double timing_now_ms(void);
-
-/* Rate lines for one op: "7.50 TFLOP/s (11.2% of peak)" into buf. */
-const char *timing_rate(const timing_op *op, char *buf, size_t cap);
 
 #endif

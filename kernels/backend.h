@@ -85,6 +85,13 @@ typedef struct cuk_backend {
     int reference;         /* the mode speedups are measured against */
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */
     const char *summary;   /* one line for `modes` and `help modes` */
+    /* The product's access pattern, for `why` and `roofline`: how many
+     * multiply-adds each float loaded from memory feeds (its CGMA ratio).
+     * 1: two floats loaded per multiply-add (the triple loop, naive); 16:
+     * 16x16 shared-memory tiles, which still read two floats per
+     * multiply-add from shared memory; 0: a library's blocking, about the
+     * minimum traffic. */
+    int matmul_reuse;
     cuk_ops ops;
 } cuk_backend;
 

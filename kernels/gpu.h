@@ -53,6 +53,9 @@ int gpu_mark_record(gpu_mark *m);
 /* Milliseconds between two recorded marks, after a sync; < 0 if unknown. */
 double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to);
 
+/* cuBLAS's version as major*10000 + minor*100 + patch; 0 without CUDA. */
+int gpu_cublas_version(void);
+
 /* What `kernels` prints: one row per kernel a mode launched. */
 typedef struct {
     const char *name;

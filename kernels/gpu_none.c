@@ -48,4 +48,6 @@ gpu_mark *gpu_mark_new(void) { return NULL; }
 int gpu_mark_record(gpu_mark *m) { return 0; }
 double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to) { return -1.0; }
 
+int gpu_cublas_version(void) { return 0; }
+
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap) { return 0; }

@@ -386,14 +386,20 @@ extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
     return 0;
 }
 
+/* Without a device nothing was queued: callers that wait just in case
+ * (timing set-up, copies) must not wake a missing driver. */
 extern "C" int gpu_sync(void)
 {
+    if (gpu.init_state <= 0)
+        return 0;
     GPU_CHECK(cudaStreamSynchronize(gpu.stream));
     return 0;
 }
 
 extern "C" int gpu_idle(void)
 {
+    if (gpu.init_state <= 0)
+        return 1;
     cudaError_t err = cudaStreamQuery(gpu.stream);
     if (err == cudaErrorNotReady)
         return 0;

@@ -35,27 +35,27 @@ cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
 #endif
 
 static cuk_backend table[] = {
-    {.name = "cpu", .needs = NEEDS_HOST, .reference = 1,
+    {.name = "cpu", .needs = NEEDS_HOST, .reference = 1, .matmul_reuse = 1,
      .summary = "textbook triple loop on one host thread: the lecture baseline",
      .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
              cpu_copy2d}},
-    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS,
+    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
      .summary = "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
      .ops = {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */
-    {.name = "naive", .needs = NEEDS_GPU,
+    {.name = "naive", .needs = NEEDS_GPU, .matmul_reuse = 1,
      .summary = "GPU: one thread per output element, global memory only",
      .ops = {GPU_OP(naive_matmul), GPU_OP(naive_transpose), GPU_OP(gpu_ewise), GPU_OP(gpu_unary),
              GPU_OP(naive_reduce), GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random),
              GPU_OP(gpu_copy2d)}},
-    {.name = "tiled", .base = "naive", .needs = NEEDS_GPU,
+    {.name = "tiled", .base = "naive", .needs = NEEDS_GPU, .matmul_reuse = 16,
      .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
              .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
      .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
      .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
-    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU,
+    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0,
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
 };

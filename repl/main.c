@@ -39,13 +39,15 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cuk [--no-panel] [FILE.cuk | -e STATEMENTS | -]\n"
+            "usage: cuk [--no-panel] [--json] [FILE.cuk | -e STATEMENTS | -]\n"
             "\n"
             "  (no argument)   the interactive calculator when stdin is a terminal,\n"
             "                  else run the statements read from stdin\n"
             "  FILE.cuk        run a script; stop at the first error (exit status 1)\n"
             "  -e STATEMENTS   run the statements given, e.g. cuk -e 'A = rand(3,3); A @ A'\n"
             "  --no-panel      interactive, without the live panel\n"
+            "  --json          tables (bench, ladder, timeit, time on, info, who, modes) as one\n"
+            "                  JSON object per line, for scripts\n"
             "  -h, --help      this help;  -V, --version  the version\n");
 }
 
@@ -64,7 +66,7 @@ static int run_script(cuk_session *s, const char *file, const char *text)
 int main(int argc, char **argv)
 {
     const char *file = NULL, *text = NULL;
-    int panel = 1;
+    int panel = 1, json = 0;
     setlocale(LC_CTYPE, ""); /* readline's multibyte editing; numbers stay in the C locale */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--no-panel")) {
             panel = 0;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
         } else if (!strcmp(a, "-e") && i + 1 < argc && !file && !text) {
             text = argv[++i];
         } else if ((a[0] != '-' || !strcmp(a, "-")) && !file && !text) {
@@ -92,6 +96,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuk: out of memory\n");
         return 1;
     }
+    s->json = json;
     int rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
     session_free(s);
     return rc;

@@ -24,7 +24,9 @@
 
 #include "base/fmt.h"
 #include "base/out.h"
+#include "engine/cost.h"
 #include "engine/snapshot.h"
+#include "engine/stats.h"
 #include "engine/timing.h"
 
 #define MIN_LINES 14
@@ -173,32 +175,26 @@ static void draw_memory(int row, int w)
             fmt_bytes(c, sizeof c, (double)m.dev_free), fmt_bytes(t, sizeof t, total), h);
 }
 
-/* The op that took longest stands for the command. */
-static const timing_op *main_op(const timing_cmd *c)
-{
-    const timing_op *best = NULL;
-    for (int i = 0; i < c->nops; i++)
-        if (!best || c->ops[i].ms > best->ms)
-            best = &c->ops[i];
-    return best;
-}
-
+/* One row per command: a bench or timeit files one summary per mode (its
+ * median, with the speedup over cpu measured in the same bench); a command
+ * that failed says "error", one cut short by Ctrl-C "stopped". */
 static void draw_command(int row, int w, const timing_cmd *c)
 {
-    char k[32], rate[64] = "", up[16] = "", moved[32];
-    const timing_op *op = c->failed ? NULL : main_op(c);
+    char k[32], rate[80] = "", up[24] = "", moved[32], mode[16];
+    const timing_op *op = c->failed ? NULL : cost_main_op(c);
     if (c->failed)
-        snprintf(rate, sizeof rate, "(stopped)");
-    if (op) {
-        timing_rate(op, rate, sizeof rate);
-        double speedup = timing_speedup(op);
-        if (speedup > 0)
-            snprintf(up, sizeof up, "%.1fx", speedup);
-    }
+        snprintf(rate, sizeof rate, "%s", c->failed == TIMING_STOPPED ? "stopped" : "error");
+    if (op)
+        cost_rate_text(op, rate, sizeof rate);
+    if (c->speedup > 0)
+        stats_fmt_ratio(up, sizeof up, c->speedup, c->speedup_noise, 0);
+    if (c->speedup_noise)
+        snprintf(up, sizeof up, "~1x");
+    snprintf(mode, sizeof mode, "%s%s", c->mode ? c->mode->name : "", c->runs > 1 ? "*" : "");
     fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
     int tw = w - 72 > 12 ? w - 72 : 12;
-    put_row(row, 0, "  %-*.*s %-6s %10s  %-30.30s %7s %9s", tw, tw, c->text, c->mode ? c->mode->name : "",
-              fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
+    put_row(row, 0, "  %-*.*s %-7s %10s  %-30.30s %7s %9s", tw, tw, c->text, mode,
+            fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
 }
 
 /* name shape size where, as many as fit in `rows` rows */
@@ -233,8 +229,8 @@ static void draw_top(void)
     draw_memory(++row, w);
     int tw = w - 72 > 12 ? w - 72 : 12;
     wattron(P.top, A_BOLD);
-    put_row(++row, 0, "  %-*s %-6s %10s  %-30s %7s %9s", tw, "last commands", "mode", "kernel", "rate", "vs cpu",
-            "copied");
+    put_row(++row, 0, "  %-*.*s %-7s %10s  %-30s %7s %9s", tw, tw, "last commands (* median of runs)", "mode", "kernel",
+            "rate", "vs cpu", "copied");
     wattroff(P.top, A_BOLD);
     for (int i = 0; i < ncmd; i++) {
         const timing_cmd *c = timing_history(i);

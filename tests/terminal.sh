@@ -136,6 +136,15 @@ send 'mode cpu'
 send 'A = rand(200, 300), B = rand(300, 100), C = A @ B'
 wait_for '^  C = A @ B +cpu .*FLOP/s' 5
 result term_panel_last_commands $? "the product is not in the last commands"
+# A bench is one row per mode (its median), not one per run; the title
+# keeps the user's mode; a failed command says so.
+send 'bench cpu blas: A @ B'
+wait_for '^  bench cpu blas: A @ B +blas\* ' 30 && screen | grep -qE '^  bench cpu blas: A @ B +cpu\* ' &&
+    [ "$(screen | grep -cE '^  bench cpu blas: A @ B ')" -eq 2 ] && screen | head -n 1 | grep -q '^ cuk | mode cpu'
+result term_panel_bench_one_row_per_mode $? "not one row per mode, or the title changed mode"
+send 'x = nosuch'
+wait_for '^  x = nosuch +cpu .* error ' 5
+result term_panel_error_row $? "the failed command does not say error"
 send 'myvariable_long = 5'
 tm send-keys -t t -l 'myvar'
 tm send-keys -t t Tab
@@ -148,6 +157,8 @@ running=$?
 tm send-keys -t t C-c
 wait_for '^interrupted$' 3 && wait_for '\| ready' 3 && [ $running = 0 ]
 result term_panel_ctrl_c $? "not shown running, or not interrupted"
+wait_for '^  C = rand\(3000,3000\) @ rand.* stopped ' 3
+result term_panel_stopped_row $? "the interrupted command does not say stopped"
 tm resize-window -t t -x 80 -y 24
 sleep 0.3
 send '1 + 1'

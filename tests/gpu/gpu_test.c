@@ -2,7 +2,8 @@
  * against a float64 reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
  * and 2048^3; rand/randn bit-identical with the host; residency and the
  * bytes it moves; the pool reusing blocks; out of device memory as an
- * ordinary error. Without a usable GPU every case reports SKIP by name.
+ * ordinary error; one-time set-up kept out of the first product's times;
+ * bench's end-to-end runs copying fresh operands. Without a usable GPU every case reports SKIP by name.
  *
  *   gpu_test               everything
  *   gpu_test --quick       without the 1037 and 2048 shapes
@@ -10,6 +11,7 @@
  *                          cudaMalloc compute-sanitizer would count as an error */
 #include "base/out.h"
 #include "engine/pool.h"
+#include "engine/results.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
 #include "tests/ops_check.h"
@@ -135,6 +137,54 @@ static void kernels_of_borrowing_mode(void)
     CHECKF(n == 0, "mode fast never ran, yet lists %d kernels", n);
 }
 
+static void discard(void *ud, out_channel ch, const char *text, size_t n) {}
+
+/* One-time set-up stays out of the clock: the first product of a shape
+ * runs once, untimed (its cost is the record's set-up, listed by `info`);
+ * the second needs none. Structure only: no time is compared. */
+static void first_product_warmed(void)
+{
+    oc_s->measuring = 1; /* kernel events on, as bench has them */
+    for (size_t m = 0; m < 3; m++) {
+        char src[160], what[96];
+        snprintf(src, sizeof src, "mode %s; A = rand(999, 1001); B = rand(1001, 1003); C = A @ B;", gpu_modes[m]);
+        mat_unref(run_get(src, "C"));
+        const timing_cmd *c = timing_history(0);
+        CHECKF(c->setup_ms > 0 && c->nops == 1 && c->ops[0].ms > 0, "%s: first product set-up %g ms, kernel %g ms",
+               gpu_modes[m], c->setup_ms, c->nops ? c->ops[0].ms : -1);
+        mat_unref(run_get("C = A @ B;", "C"));
+        c = timing_history(0);
+        CHECKF(c->setup_ms == 0 && c->ops[0].ms > 0, "%s: second product set-up %g ms", gpu_modes[m], c->setup_ms);
+        snprintf(what, sizeof what, "mode %s: first 999x1001x1003 product", gpu_modes[m]);
+        int listed = 0;
+        for (int i = 0; timing_onetime_get(i); i++)
+            listed |= strstr(timing_onetime_get(i)->what, what) != NULL;
+        CHECKF(listed, "no one-time entry '%s'", what);
+    }
+    oc_s->measuring = 0;
+}
+
+/* bench's end-to-end runs copy fresh operands in and the result back, each
+ * run; its kernel runs copy nothing. */
+static void bench_end_to_end(void)
+{
+    static const out_sink quiet = {discard, no_flush, NULL};
+    const char *src = "seed 2; A = rand(300, 200); B = rand(200, 100); bench naive cublas: A @ B";
+    out_set_sink(&quiet);
+    run_status st = run_source(oc_s, src, strlen(src), "test", 1, 1);
+    out_set_sink(NULL);
+    const result_table *t = res_last();
+    CHECK(st == RUN_OK && t && t->nrows == 2);
+    for (int i = 0; t && i < t->nrows; i++) {
+        const result_row *r = &t->rows[i];
+        CHECKF(r->kernel.runs >= 3 && r->e2e.runs >= 3, "%s: %d kernel runs, %d end-to-end", r->mode->name,
+               r->kernel.runs, r->e2e.runs);
+        CHECKF(r->h2d == (300 * 200 + 200 * 100) * 4 && r->d2h == 300 * 100 * 4, "%s: copied %g in, %g out",
+               r->mode->name, r->h2d, r->d2h);
+        CHECKF(r->h2d_ms > 0 && r->d2h_ms > 0, "%s: copy times unknown", r->mode->name);
+    }
+}
+
 static void available(void)
 {
     const char *why;
@@ -156,7 +206,8 @@ int main(int argc, char **argv)
     if (!gpu_usable(&why)) {
         char name[96];
         static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_ops", "gpu_random_bit_identical", "gpu_residency",
-                                      "gpu_pool_reuse", "gpu_out_of_memory"};
+                                      "gpu_pool_reuse", "gpu_out_of_memory", "gpu_first_product_warmed",
+                                      "gpu_bench_end_to_end"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -178,6 +229,8 @@ int main(int argc, char **argv)
     check_run("gpu_random_bit_identical", random_bit_identical);
     check_run("gpu_residency", residency);
     check_run("gpu_pool_reuse", pool_reuse);
+    check_run("gpu_first_product_warmed", first_product_warmed);
+    check_run("gpu_bench_end_to_end", bench_end_to_end);
     if (sanitizer)
         check_skip("gpu_out_of_memory", "its cudaMalloc fails on purpose; run without --sanitizer");
     else

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# honest.sh - the measuring commands through the real binary, checked for
+# structure, never for speed (no clock decides a case): bench subsets and
+# unavailable rows, the noise rule for identical code, the table at 80
+# columns, ladder's estimates, why and roofline, one-time costs in info,
+# save bench in three formats and `cuk --json` read back by Python's json and
+# csv modules, and `record`.
+set -u
+cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export CUK_HISTORY=/dev/null
+# Short budgets: these cases check what is shown, not how fast.
+export CUK_BENCH_SHARE_MS=40 CUK_LADDER_SHARE_MS=20 CUK_TIMEIT_BUDGET_MS=20
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# expect NAME 'PATTERN' TEXT: an extended regex that must match a line.
+expect() {
+    if grep -qE -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no line matches /$2/ in: $(head -c 600 <<<"$3")"; fi
+}
+refuse() {
+    if grep -qE -- "$2" <<<"$3"; then fail "$1" "a line matches /$2/: $(grep -E -- "$2" <<<"$3" | head -3)"; else pass "$1"; fi
+}
+
+gpu=0
+"$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1
+setup='seed 1; A = rand(40, 50); B = rand(50, 30); C = rand(40, 50);'
+
+out=$("$cuk" -e "$setup bench cpu blas: A @ B" 2>&1)
+expect bench_subset_cpu '^  cpu +[0-9]+ ' "$out"
+expect bench_subset_blas '^  blas +[0-9]+ ' "$out"
+refuse bench_subset_only_those '^  (naive|tiled|fast|cublas) ' "$out"
+expect bench_error_float64 'float64' "$out"
+
+out=$("$cuk" -e "$setup bench A @ B" 2>&1)
+expect bench_lists_fast '^  fast +unavailable: ' "$out"
+if [ $gpu = 0 ]; then
+    expect bench_lists_gpu_modes '^  cublas +unavailable: ' "$out"
+fi
+too_wide=$(python3 -c 'import sys; print(max(len(l) for l in sys.stdin.read().splitlines()))' <<<"$out")
+if [ "$too_wide" -le 80 ]; then pass bench_fits_80; else fail bench_fits_80 "a line of $too_wide columns"; fi
+
+out=$("$cuk" -e "$setup bench cpu nosuch: A @ B" 2>&1)
+expect bench_unknown_mode "unknown mode 'nosuch'" "$out"
+
+# blas borrows cpu's elementwise code, and cpu against itself is the same
+# code too: never a speedup, whatever the clock said.
+out=$("$cuk" --json -e "$setup bench cpu blas cpu: A + C" 2>&1)
+noise=$(python3 -c '
+import json, sys
+t = json.loads(sys.stdin.readline())
+rows = [r for r in t["rows"] if r["available"]]
+print(all(r["x_cpu"]["noise"] for r in rows[1:]) and all(r["same_code_as_cpu"] for r in rows))' <<<"$out")
+[ "$noise" = True ] && pass bench_same_code_is_noise || fail bench_same_code_is_noise "$out"
+out=$("$cuk" -e "$setup bench cpu blas cpu: A + C" 2>&1)
+expect bench_noise_shown '^  blas +.* ~1x \(noise\)' "$out"
+
+out=$(CUK_LADDER_RUN_LIMIT_MS=0.0001 "$cuk" -e 'ladder cpu blas: A @ B for n in 4 8 16 32' 2>&1)
+# The first size is measured; past a limit nothing can meet, every cell is
+# an estimate, marked, never printed as a measurement.
+expect ladder_measured_then_estimated '^  cpu +[0-9.]+ .?s +~[0-9.]+ .?s\* +~[0-9.]+ .?s\* +~[0-9.]+ .?s\*$' "$out"
+expect ladder_e2e_table '^  end to end ' "$out"
+out=$("$cuk" -e 'A = 1; ladder cpu: A @ B for n in 4 8; who' 2>&1)
+expect ladder_leaves_workspace '^  A +1x1 ' "$out"
+refuse ladder_adds_nothing '^  (B|n) ' "$out"
+out=$("$cuk" -e 'ladder cpu: A @ B for n in 8 4' 2>&1)
+expect ladder_sizes_grow 'the sizes must grow' "$out"
+
+out=$("$cuk" -e "$setup mode cpu; D = A @ B; why" 2>&1)
+expect why_work '^  work +2\*m\*n\*k = 2\*40\*30\*50 = 120 KFLOP' "$out"
+expect why_requested '^  requested +two floats loaded per multiply-add' "$out"
+expect why_verdict '^  verdict +bound by ' "$out"
+out=$("$cuk" -e "$setup mode cpu; D = A @ B; mode blas; D = A @ B; s = sum(A); roofline" 2>&1)
+rows=$(wc -l <<<"$out")
+too_wide=$(python3 -c 'import sys; print(max(len(l) for l in sys.stdin.read().splitlines()))' <<<"$out")
+[ "$rows" -le 24 ] && [ "$too_wide" -le 80 ] && pass roofline_fits_80x24 || fail roofline_fits_80x24 "$rows rows, $too_wide columns"
+expect roofline_points '^  [0-9] cpu +matmul ' "$out"
+
+out=$("$cuk" -e "$setup mode blas; D = A @ B; info" 2>&1)
+expect info_onetime 'mode blas: each operation once' "$out"
+expect info_host_peak '^host FP32: [0-9]+ cores x [0-9]+ lanes' "$out"
+
+out=$("$cuk" -e "$setup mode cpu; time on; D = A @ B" 2>&1)
+expect time_on_wall '^  cpu: kernels .*, wall ' "$out"
+
+# save bench in three formats: every figure readable by Python, the same in each.
+"$cuk" -e "$setup bench cpu blas: A @ B; save bench \"t.json\"; save bench \"t.csv\"; save bench \"t.md\";
+           ladder cpu blas: A @ B for n in 8 16; save bench \"l.json\"; save bench \"l.csv\"" >/dev/null 2>&1
+check=$(python3 - <<'PY'
+import csv, json
+t = json.load(open("t.json"))
+rows = list(csv.DictReader(open("t.csv")))
+assert t["table"] == "bench" and t["expr"] == "A @ B" and t["seed"] == 1, t
+assert {"device", "host", "versions", "rows"} <= set(t), sorted(t)
+assert [r["mode"] for r in t["rows"]] == [r["mode"] for r in rows]
+for j, c in zip(t["rows"], rows):
+    if not j["available"]:
+        assert c["available"] == "0" and c["why"] == j["why"]
+        continue
+    assert j["kernel_ms"]["runs"] >= 3 and j["e2e_ms"]["runs"] >= 3
+    for key in ("median", "min", "max", "q1", "q3"):
+        assert abs(float(c["kernel_ms_" + key]) - j["kernel_ms"][key]) <= 1e-6 * j["kernel_ms"][key]
+        assert abs(float(c["e2e_ms_" + key]) - j["e2e_ms"][key]) <= 1e-6 * j["e2e_ms"][key]
+    assert j["kernel_ms"]["min"] <= j["kernel_ms"]["median"] <= j["kernel_ms"]["max"]
+    assert j["rel_err"] < 1e-5 and int(c["kernel_runs"]) == j["kernel_ms"]["runs"]
+md = open("t.md").read()
+assert "| cpu |" in md and "| blas |" in md and "seed: 1" in md
+l = json.load(open("l.json"))
+assert l["table"] == "ladder" and l["var"] == "n" and sorted({r["n"] for r in l["rows"]}) == [8, 16]
+assert len(list(csv.DictReader(open("l.csv")))) == len(l["rows"])
+print("ok")
+PY
+)
+[ "$check" = ok ] && pass save_bench_formats || fail save_bench_formats "$check"
+out=$("$cuk" -e 'save bench "x.json"' 2>&1)
+expect save_bench_none 'no bench or ladder has run yet' "$out"
+out=$("$cuk" -e "$setup bench cpu: A @ B; save bench \"x.txt\"" 2>&1)
+expect save_bench_format "use .json, .csv or .md" "$out"
+
+# cuk --json: every table a script prints is one JSON object on its own line.
+out=$("$cuk" --json -e "$setup who; modes; info; timeit 3 D = A @ B; time on; D = A @ B; time off;
+                         bench cpu blas: A @ B; ladder cpu: A @ B for n in 4 8" 2>&1)
+tables=$(python3 -c '
+import json, sys
+seen = []
+for line in sys.stdin.read().splitlines():
+    t = json.loads(line)
+    seen.append(t["table"])
+    if t["table"] == "timeit":
+        assert t["runs"] == 3 and t["kernel_ms"]["min"] <= t["kernel_ms"]["median"]
+    if t["table"] == "who":
+        assert {r["name"] for r in t["rows"]} == {"A", "B", "C"}
+print(" ".join(seen))' <<<"$out" 2>&1)
+[ "$tables" = "who modes info timeit time bench ladder" ] && pass json_tables || fail json_tables "$tables"
+
+# record: a transcript of what was shown, until `record off`.
+out=$("$cuk" -e 'x = 1, record "s.log", y = 2, z = nosuch' 2>&1)
+log=$(cat s.log)
+expect record_keeps_output '^y = 2$' "$log"
+expect record_keeps_errors "error: 'nosuch' is not defined" "$log"
+refuse record_starts_there '^x = 1$' "$log"
+"$cuk" -e 'record "t.log", a = 1, record off, b = 2' >/dev/null 2>&1
+log=$(cat t.log)
+expect record_on '^a = 1$' "$log"
+refuse record_off '^b = 2$' "$log"
+out=$("$cuk" -e 'record "/nonexistent/x.log"' 2>&1)
+expect record_bad_file "record: cannot write '/nonexistent/x.log'" "$out"
