@@ -28,6 +28,9 @@ typedef struct {
 /* This machine's ceilings; measure_host: measure the host's bandwidth if
  * that has not been done yet (a one-time 0.2 s), else leave it 0. */
 void cost_ceilings_get(cost_ceilings *c, int measure_host);
+/* Tests: use these ceilings instead of the machine's (NULL: the machine's
+ * again), so that `why` and `roofline` can be shown a made-up device. */
+void cost_ceilings_set(const cost_ceilings *c);
 
 typedef enum { COST_UNKNOWN, COST_COMPUTE, COST_MEMORY, COST_ONCHIP, COST_LAUNCH, COST_COPIES } cost_bound;
 

@@ -55,10 +55,12 @@ static void why_traffic(const cost_report *r, int width)
         line(width, "work", "2*m*n*k = 2*%d*%d*%d = %s", r->m, r->n, r->k, gflop(a, sizeof a, r->flops));
         line(width, "minimum", "4 B*(m*k + k*n + m*n) = %s read and written at the least",
              gbytes(a, sizeof a, r->min_bytes));
-        if (r->reuse > 0)
-            line(width, "requested", "%s: 4 B*(2*m*n*k/%d + m*n) = %s", r->reuse == 1
-                 ? "two floats loaded per multiply-add, and the result" : "two floats per multiply-add, cut by the tile",
-                 r->reuse, gbytes(b, sizeof b, r->req_bytes));
+        if (r->reuse == 1)
+            line(width, "requested", "two floats loaded per multiply-add, and the result: 4 B*(2*m*n*k + m*n) = %s",
+                 gbytes(b, sizeof b, r->req_bytes));
+        else if (r->reuse > 1)
+            line(width, "requested", "two floats per multiply-add, each load reused %d times from the tile: "
+                 "4 B*(2*m*n*k/%d + m*n) = %s", r->reuse, r->reuse, gbytes(b, sizeof b, r->req_bytes));
         else
             line(width, "requested", "about the minimum (the library blocks the product in registers and shared "
                  "memory): %s", gbytes(b, sizeof b, r->req_bytes));
@@ -75,30 +77,36 @@ static void why_traffic(const cost_report *r, int width)
     }
 }
 
+/* "66.9 TFLOP/s", "4.80 TB/s" */
+static const char *rate(char *b, size_t cap, double per_s, const char *unit) { return fmt_rate(b, cap, per_s, unit); }
+
 static void why_ceilings(const cost_report *r, const cost_ceilings *ce, int width)
 {
     const char *where = strcmp(r->where, "the GPU") ? r->where : ce->device_name;
-    char onchip[48] = "";
+    char a[32], b[32], c[32], onchip[48] = "";
     if (r->onchip_gbs > 0)
-        snprintf(onchip, sizeof onchip, ", %.4g GB/s on chip", r->onchip_gbs);
+        snprintf(onchip, sizeof onchip, ", %s on chip", rate(c, sizeof c, r->onchip_gbs * 1e9, "B"));
     if (r->bw_gbs > 0)
-        line(width, "ceilings", "%s: %.4g GFLOP/s, %.4g GB/s memory%s; ridge %.3g FLOP/B", where, r->peak_gflops,
-             r->bw_gbs, onchip, r->peak_gflops / r->bw_gbs);
+        line(width, "ceilings", "%s: %s, %s memory%s; ridge %.3g FLOP/B", where,
+             rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"), rate(b, sizeof b, r->bw_gbs * 1e9, "B"), onchip,
+             r->peak_gflops / r->bw_gbs);
     else
-        line(width, "ceilings", "%s: %.4g GFLOP/s; memory bandwidth not measured", where, r->peak_gflops);
+        line(width, "ceilings", "%s: %s; memory bandwidth not measured", where,
+             rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"));
 }
 
 static void why_reached(const cost_report *r, int width)
 {
-    char k[32], extra[160] = "";
+    char k[32], a[32], b[32], extra[160] = "";
     if (r->onchip_bytes > 0 && r->onchip_gbs > 0)
         snprintf(extra, sizeof extra, "; on chip %.0f%%", 100 * r->frac_onchip);
-    line(width, "reached", "kernel %s: %.4g GFLOP/s = %.1f%% of compute; the requests %.4g GB/s = %.0f%% of "
-         "memory%s%s", fmt_ms(k, sizeof k, r->ms), r->flops / (r->ms * 1e6), 100 * r->frac_compute,
-         r->req_bytes / (r->ms * 1e6), 100 * r->frac_memory,
-         r->frac_memory > 1 ? " (more than the memory gives: the caches serve most of them)" : "", extra);
+    line(width, "reached", "kernel %s: %s = %.1f%% of compute; %s %s = %.0f%% of memory%s%s",
+         fmt_ms(k, sizeof k, r->ms), rate(a, sizeof a, r->flops / (r->ms * 1e-3), "FLOP"), 100 * r->frac_compute,
+         r->matmul ? "its loads ask for" : "memory traffic", rate(b, sizeof b, r->req_bytes / (r->ms * 1e-3), "B"),
+         100 * r->frac_memory, r->frac_memory > 1 ? " (more than memory gives: the caches serve most of them)" : "",
+         extra);
     if (r->copy_bytes > 0) {
-        char b[32], t[32];
+        char t[32];
         line(width, "copies", "%s between host and device in %s (%.3g GB/s)", gbytes(b, sizeof b, r->copy_bytes),
              fmt_ms(t, sizeof t, r->copy_ms), r->copy_ms > 0 ? r->copy_bytes / (r->copy_ms * 1e6) : 0);
     }
@@ -243,7 +251,7 @@ typedef struct {
     cost_report r;
 } roof_point;
 
-/* The newest record of each mode that has a product or any timed op. */
+/* The newest record of each mode and operation that did arithmetic. */
 static int roof_points(const cost_ceilings *ce, roof_point *p)
 {
     int n = 0;
@@ -254,7 +262,7 @@ static int roof_points(const cost_ceilings *ce, roof_point *p)
         if (c->failed || !op || op->ms <= 0 || op->flops <= 0)
             continue;
         for (int k = 0; k < n; k++)
-            seen |= p[k].op->mode == op->mode;
+            seen |= p[k].op->mode == op->mode && !strcmp(p[k].op->op, op->op);
         if (seen || cost_explain(c, op, ce, &p[n].r) != 0)
             continue;
         p[n].c = c, p[n].op = op;

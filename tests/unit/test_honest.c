@@ -13,6 +13,7 @@
 #include "engine/host.h"
 #include "engine/json.h"
 #include "engine/results.h"
+#include "engine/run.h"
 #include "engine/stats.h"
 #include "tests/check.h"
 
@@ -374,6 +375,69 @@ static void ladder_fits(void)
     CHECKF(!strstr(shown, " 7.68 s"), "an estimate printed as a measurement:\n%s", shown);
 }
 
+/* `why` and `roofline` through the command, on records of GPU products and
+ * sums filed by hand and a made-up H200: the verdicts a GPU engineer gives. */
+static void file_record(const char *text, timing_op op)
+{
+    timing_cmd c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.text, sizeof c.text, "%s", text);
+    c.mode = op.mode;
+    c.runs = 1;
+    c.speedup = -1;
+    c.nops = 1;
+    c.ops[0] = op;
+    c.kernel_ms = op.ms;
+    c.flops = op.flops;
+    c.bytes = op.bytes;
+    timing_file(&c);
+}
+
+static const char *run_shown(cuk_session *s, const char *src)
+{
+    static const out_sink sink = {capture, no_flush, NULL};
+    shown[0] = '\0';
+    out_set_sink(&sink);
+    run_source(s, src, strlen(src), "test", 1, 1);
+    out_set_sink(NULL);
+    return shown;
+}
+
+static void why_verdicts(void)
+{
+    static const struct {
+        const char *text, *mode;
+        double ms;
+        const char *verdict;
+    } cases[] = {{"C = A @ B", "naive", 0.389, "verdict    bound by memory: its loads ask for 8 bytes per"},
+                 {"C = A @ B", "tiled", 0.301, "verdict    bound by on-chip memory: the 16x16 tiles"},
+                 {"C = A @ B", "cublas", 0.079, "verdict    bound by compute: it reaches 43% of the FP32"},
+                 {"s = sum(A)", "tiled", 0.008, "verdict    bound by launch latency"},
+                 {"s = sum(x)", "tiled", 0.26, "verdict    bound by memory: it streams its data at"}};
+    cost_ceilings ce = h200();
+    cuk_session *s = session_new(NULL);
+    cost_ceilings_set(&ce);
+    for (size_t i = 0; s && i < sizeof cases / sizeof cases[0]; i++) {
+        timing_op op = cases[i].text[0] == 'C' ? product(cases[i].mode, cases[i].ms)
+                                               : sum_of(cases[i].mode, cases[i].ms < 0.1 ? 1037.0 * 1055 : 268435456.0,
+                                                        cases[i].ms);
+        file_record(cases[i].text, op);
+        const char *out = run_shown(s, "why");
+        CHECKF(strstr(out, cases[i].verdict), "%s in %s: no '%s' in:\n%s", cases[i].text, cases[i].mode,
+               cases[i].verdict, out);
+        CHECKF(widest() <= 80, "why is %d columns wide", widest());
+    }
+    const char *out = run_shown(s, "roofline");
+    int lines = 0;
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
+    CHECKF(lines <= 24 && widest() <= 80, "roofline: %d lines, %d columns", lines, widest());
+    CHECKF(strstr(out, "/ = NVIDIA H200 (test)") && strstr(out, " tiled ") && strstr(out, " cublas ") &&
+           strstr(out, " naive "), "roofline:\n%s", out);
+    cost_ceilings_set(NULL);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN(stats_quantiles);
@@ -389,5 +453,6 @@ int main(void)
     RUN(json_writer);
     RUN(bench_fits);
     RUN(ladder_fits);
+    RUN(why_verdicts);
     return check_exit();
 }
