@@ -371,14 +371,14 @@ int cmd_roofline(cuk_session *s, const stmt *st)
     out_printf("roofline: GFLOP/s against FLOP per byte the kernel asks for (both log)\n");
     roof_axes(&ch);
     if (ce.device)
-        out_printf("  / = %s: %.3g TB/s to %.3g TFLOP/s; : on chip %.3g TB/s\n", ce.device_name, ce.dev_gbs / 1e3,
+        out_printf("  / = %.32s: %.3g TB/s to %.3g TFLOP/s; : on chip %.3g TB/s\n", ce.device_name, ce.dev_gbs / 1e3,
                    ce.dev_gflops / 1e3, ce.dev_onchip_gbs / 1e3);
     out_printf("  . - host: %.3g GB/s to %.4g GFLOP/s (one core), %.4g (all %d)\n", ce.host_gbs,
                ce.host_core_gflops, ce.host_gflops, ce.host_cores);
     for (int i = 0; i < n; i++) {
         char rate[32];
         fmt_rate(rate, sizeof rate, p[i].gflops * 1e9, "FLOP");
-        out_printf("  %d %-7s %-7.7s %-21.21s %6.3g FLOP/B %12s  %s\n", i + 1, p[i].op->mode->name, p[i].op->op,
+        out_printf("  %d %-6.6s %-6.6s %-21.21s %5.3g FLOP/B %11s %s\n", i + 1, p[i].op->mode->name, p[i].op->op,
                    p[i].op->shapes, p[i].ai, rate, cost_bound_name(p[i].r.bound));
     }
     return 0;
