@@ -55,7 +55,8 @@ FEATURES =
 
 BASE_SRC   := $(wildcard base/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
-KERNEL_SRC := kernels/backends.c kernels/cpu.c kernels/blas.c
+# Every kernels/*.c but the no-GPU stubs, which only a build without CUDA takes.
+KERNEL_SRC := $(filter-out kernels/gpu_none.c,$(wildcard kernels/*.c))
 REPL_SRC   := $(wildcard repl/*.c)
 CU_SRC     :=
 
@@ -105,11 +106,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# The random-number kernels must not contract into FMAs (kernels/philox.h).
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -I. -std=c++17 -Xcompiler -Wall \
-	    $(if $(findstring random,$<),-fmad=false) -MMD -MP -c $< -o $@
+	    $(NVCC_EXTRA) -MMD -MP -c $< -o $@
+
+# No fused multiply-add in the random-number kernels: the host's and the
+# device's random numbers must be bit-identical, and the host side is built
+# with -ffp-contract=off (kernels/philox.h).
+$(BUILD)/kernels/gpu_random.o: NVCC_EXTRA = -fmad=false
 
 $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
