@@ -1,10 +1,14 @@
 # Makefile - builds cuk, its tests, and runs them.
 #
-#   make            build ./cuk
+#   make            build $(BUILD)/cuk (and ./cuk, a link to it, for BUILD=build)
 #   make run        build and start the REPL
 #   make test       build and run every test (GPU tests skip without a GPU)
 #   make install PREFIX=/usr/local
-#   make clean
+#   make clean      remove $(BUILD) (and ./cuk for BUILD=build)
+#
+# Each BUILD= folder holds its own objects, tests and binary, so builds with
+# different options (e.g. BUILD=build-cpu WITH_CUDA=0) do not overwrite
+# each other.
 #
 # Optional parts are probed and can be forced: WITH_CUDA=0|1,
 # WITH_READLINE=0|1, WITH_NCURSES=0|1, WITH_BLAS=0|1. Everything below with
@@ -20,6 +24,7 @@ CUDA_ARCH ?= 75 80 86 89 90
 NVCCFLAGS ?= -O3 -g -lineinfo
 PREFIX    ?= /usr/local
 BUILD     ?= build
+BIN       := $(BUILD)/cuk
 
 # probe_c: 1 if a program including header $(1) links with flags $(2).
 H := \#
@@ -96,11 +101,21 @@ GPU_TEST  := $(BUILD)/tests/gpu_test
 .PHONY: all run test install clean config
 all: cuk
 
-cuk: $(CORE_OBJ) $(REPL_OBJ)
+$(BIN): $(CORE_OBJ) $(REPL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(REPL_LIBS) $(LDLIBS)
 
-run: cuk
-	./cuk
+# `make cuk` builds this BUILD's binary; for the default folder, ./cuk is
+# also a link to build/cuk, so that ./cuk and the README's commands work.
+ifeq ($(abspath $(BUILD)),$(abspath build))
+cuk: $(BIN)
+	ln -sfn $(BIN) $@
+else
+.PHONY: cuk
+cuk: $(BIN)
+endif
+
+run: $(BIN)
+	$(BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -125,17 +140,21 @@ $(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
 
 test: cuk $(UNIT_BIN) $(GPU_TEST)
-	@CUK=./cuk BUILD=$(BUILD) tests/run.sh
+	@CUK=$(BIN) BUILD=$(BUILD) tests/run.sh
 
 config:
 	@echo "CUDA=$(WITH_CUDA) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
 	BLAS=$(WITH_BLAS) openblas=$(HAVE_OPENBLAS) arch=$(CUDA_ARCH)"
 
-install: cuk
+install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 cuk $(DESTDIR)$(PREFIX)/bin/cuk
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cuk
 
+# ./cuk belongs to the default build; other folders leave it alone.
 clean:
-	rm -rf $(BUILD) cuk
+	rm -rf $(BUILD)
+ifeq ($(abspath $(BUILD)),$(abspath build))
+	rm -f cuk
+endif
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
