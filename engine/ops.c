@@ -41,8 +41,9 @@ static const char *shape2(char *buf, size_t cap, const cuk_matrix *a, const char
     return buf;
 }
 
-/* Where a result made by mat_new(be, ...) keeps its data. */
-static float *out_data(cuk_matrix *m, const cuk_backend *be) { return mode_on_device(be) ? m->dev->ptr : m->host; }
+/* Where a result made by mat_new(be, ...) keeps its data (already there:
+ * nothing is copied). */
+static float *out_data(cuk_matrix *m, const cuk_backend *be) { return mat_data(m, be); }
 
 /* Close a timed kernel call: the result, or NULL if the kernel failed. */
 static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const char *op, const char *shapes,
