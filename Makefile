@@ -145,7 +145,7 @@ test: cuk $(UNIT_BIN) $(GPU_TEST)
 
 # AddressSanitizer, LeakSanitizer and UBSan over the whole test suite, on a
 # CPU-only build of its own (compute-sanitizer checks the GPU side: see
-# scripts/gpu-check.sh). Every report aborts the program that made it. ASan
+# bench/gpu-check.sh). Every report aborts the program that made it. ASan
 # and LSan also write theirs to files under build-asan/reports/, and
 # tests/run.sh counts each as a failure, even one from a program whose
 # output no test reads (the terminal tests' cuk); UBSan, a runtime of its
