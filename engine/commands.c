@@ -169,13 +169,13 @@ int cmd_info(cuk_session *s, const stmt *st)
 
 int cmd_kernels(cuk_session *s, const stmt *st)
 {
-    gpu_kernel_row rows[32];
+    gpu_kernel_row rows[64];
     char grid[40], block[40], smem[32];
     if (!mode_on_device(s->mode)) {
         out_printf("mode %s runs on the host: it launches no GPU kernels\n", s->mode->name);
         return 0;
     }
-    int n = gpu_kernel_rows(s->mode, rows, 32);
+    int n = gpu_kernel_rows(s->mode, rows, 64);
     if (n == 0) {
         out_printf("mode %s has launched no kernels yet\n", s->mode->name);
         return 0;

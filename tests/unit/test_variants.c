@@ -3,12 +3,15 @@
  * ran before there were switches; every value round-trips; a bad name or
  * value is an error that names the choices and changes nothing; the `set`
  * command lists, shows and changes them in any mode, a GPU-only switch on a
- * machine without a GPU included. */
+ * machine without a GPU included; and the host's part of the seed's
+ * reduction (its grid size and the sum of the partials). */
+#include <dirent.h>
 #include <string.h>
 
 #include "base/out.h"
 #include "engine/run.h"
 #include "engine/session.h"
+#include "kernels/seed_reduce.h"
 #include "kernels/variants.h"
 #include "tests/check.h"
 
@@ -209,6 +212,91 @@ static void set_errors(void)
     variant_reset();
 }
 
+/* The seed's grid: min(32, ceil(n / 256)) blocks, whatever n is. */
+static void seed_grid(void)
+{
+    static const struct {
+        size_t n;
+        unsigned blocks;
+    } g[] = {{1, 1}, {255, 1}, {256, 1}, {257, 2}, {8191, 32}, {8192, 32}, {8193, 32}, {33 * 1024, 32},
+             {(size_t)1 << 40, 32}};
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        CHECKF(seed_blocks(g[i].n) == g[i].blocks, "n %zu: %u blocks, want %u", g[i].n, seed_blocks(g[i].n),
+               g[i].blocks);
+}
+
+/* The host's last step: the partials added in double, the mean divided by
+ * n, the norm's root taken; min and max with NaN winning. */
+static void seed_host_fold(void)
+{
+    /* 1 + 2^24 + 1 is 2^24 in float, added one at a time; 2^24 + 2 in double */
+    const float part[4] = {1.0f, 16777216.0f, 1.0f, -3.0f};
+    CHECK(seed_fold(CUK_RED_SUM, part, 3, 100) == 16777218.0f);
+    CHECK(seed_fold(CUK_RED_SUM, part, 4, 100) == 16777215.0f);
+    CHECK(seed_fold(CUK_RED_MEAN, part, 4, 5) == 3355443.0f);
+    const float sq[2] = {9.0f, 16.0f};
+    CHECK(seed_fold(CUK_RED_NORM, sq, 2, 7) == 5.0f);
+    CHECK(seed_fold(CUK_RED_MIN, part, 4, 4) == -3.0f && seed_fold(CUK_RED_MAX, part, 4, 4) == 16777216.0f);
+    CHECK(seed_fold(CUK_RED_MIN, part, 1, 1) == 1.0f && seed_fold(CUK_RED_SUM, part, 1, 1) == 1.0f);
+    const float with_nan[3] = {1.0f, NAN, -5.0f};
+    CHECK(isnan(seed_fold(CUK_RED_MIN, with_nan, 3, 3)) && isnan(seed_fold(CUK_RED_MAX, with_nan, 3, 3)));
+    CHECK(isnan(seed_fold(CUK_RED_SUM, with_nan, 3, 3)));
+    const float inf[2] = {INFINITY, -INFINITY};
+    CHECK(seed_fold(CUK_RED_MIN, inf, 2, 2) == -INFINITY && seed_fold(CUK_RED_MAX, inf, 2, 2) == INFINITY);
+    CHECK(isnan(seed_fold(CUK_RED_COUNT, part, 4, 4)));
+}
+
+/* The kernels (which need a GPU to run) read the switches by
+ * variant_is(VAR_ID, "value") in the .cu files of kernels/: read those calls
+ * from the sources, so that a misspelt value, which would quietly run the default
+ * kernel, fails here; and every value other than a default is read by some
+ * kernel. */
+static void kernels_read_every_value(void)
+{
+    static const char *ids[VAR_COUNT] = {[VAR_COALESCE] = "VAR_COALESCE", [VAR_TILE] = "VAR_TILE",
+                                         [VAR_ATILE] = "VAR_ATILE", [VAR_PAD] = "VAR_PAD",
+                                         [VAR_REDUCE] = "VAR_REDUCE"};
+    int read[VAR_COUNT][VARIANT_MAX_VALUES] = {{0}}, calls = 0;
+    DIR *d = opendir("kernels");
+    struct dirent *e;
+    CHECK(d != NULL);
+    while (d && (e = readdir(d))) {
+        char path[300], text[1 << 16];
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
+            continue;
+        snprintf(path, sizeof path, "kernels/%s", e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = '\0';
+        CHECKF(n < sizeof text - 1, "%s is too long for this test's buffer", path);
+        for (const char *p = text; (p = strstr(p, "variant_is(VAR_")); p++) {
+            char id[32], value[32];
+            if (sscanf(p, "variant_is(%31[A-Z_], \"%31[^\"]\")", id, value) != 2)
+                continue; /* the declaration, or a call spelt otherwise */
+            int sw = -1, v = -1;
+            calls++;
+            for (int i = 0; i < VAR_COUNT; i++)
+                sw = !strcmp(ids[i], id) ? i : sw;
+            CHECKF(sw >= 0, "%s: no switch %s", path, id);
+            for (int i = 0; sw >= 0 && i < variant_get(sw)->nvalues; i++)
+                v = !strcmp(variant_get(sw)->values[i].value, value) ? i : v;
+            CHECKF(v >= 0, "%s: %s has no value \"%s\"", path, id, value);
+            if (sw >= 0 && v >= 0)
+                read[sw][v] = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    CHECKF(calls > 0, "no variant_is calls found in the .cu files of kernels/");
+    for (int i = 0; calls && i < VAR_COUNT; i++)
+        for (int v = 0; v < variant_get(i)->nvalues; v++)
+            CHECKF(read[i][v] || v == variant_get(i)->def, "no kernel reads %s %s", variant_get(i)->name,
+                   variant_get(i)->values[v].value);
+}
+
 int main(void)
 {
     S = session_new(NULL);
@@ -219,6 +307,9 @@ int main(void)
     RUN(set_command);
     RUN(set_without_gpu);
     RUN(set_errors);
+    RUN(seed_grid);
+    RUN(seed_host_fold);
+    RUN(kernels_read_every_value);
     session_free(S);
     return check_exit();
 }
