@@ -530,6 +530,13 @@ static int parse_command_args(parser *P, stmt *s)
             w->kind = AST_STRING;
         }
         break;
+    case ARGS_SETTING:
+        if (!at_stmt_end(P) && push_word(P, &args, TK_NAME, "expected the name of a switch") != 0)
+            return -1;
+        if (args.n == 1 && !at_stmt_end(P) &&
+            push_word(P, &args, at(P, TK_NUMBER) ? TK_NUMBER : TK_NAME, "expected a value for the switch") != 0)
+            return -1;
+        break;
     }
     s->arg = (ast **)args.v;
     s->narg = args.n;
