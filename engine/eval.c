@@ -341,7 +341,8 @@ static cuk_matrix *eval_name(cuk_session *s, const ast *e)
     return NULL;
 }
 
-static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
+/* a OP kid[1]: a is the value of the left operand, evaluated already. */
+static cuk_matrix *eval_binary(cuk_session *s, const ast *e, cuk_matrix *a)
 {
     static const struct {
         tk_kind tok;
@@ -350,11 +351,9 @@ static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
     } ew[] = {{TK_PLUS, CUK_EW_ADD, "add"}, {TK_MINUS, CUK_EW_SUB, "subtract"},
               {TK_STAR, CUK_EW_MUL, "multiply"}, {TK_SLASH, CUK_EW_DIV, "divide"}};
     char la[32], lb[32];
-    cuk_matrix *a = eval_expr(s, e->kid[0]), *b = a ? eval_expr(s, e->kid[1]) : NULL, *m = NULL;
-    if (!b) {
-        mat_unref(a);
+    cuk_matrix *b = eval_expr(s, e->kid[1]), *m = NULL;
+    if (!b)
         return NULL;
-    }
     if (e->op == TK_AT) {
         if (a->cols == b->rows)
             m = op_matmul(s->mode, a, b);
@@ -367,7 +366,6 @@ static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
             if (ew[i].tok == e->op)
                 m = ewise_checked(s, e, ew[i].op, ew[i].what, e->kid[0], a, e->kid[1], b);
     }
-    mat_unref(a);
     mat_unref(b);
     return m;
 }
@@ -413,24 +411,18 @@ static int resolve_index(cuk_session *s, const ast *ix, int n, int axis, const c
     return 0;
 }
 
-static cuk_matrix *eval_index(cuk_session *s, const ast *e)
+/* a[kid[1]] or a[kid[1], kid[2]]: a is the value of kid[0], evaluated already. */
+static cuk_matrix *eval_index(cuk_session *s, const ast *e, cuk_matrix *a)
 {
     char lbl[32];
-    cuk_matrix *a = eval_expr(s, e->kid[0]), *m = NULL;
-    int r0, nr, c0 = 0, nc;
-    if (!a)
-        return NULL;
+    int r0, nr, c0 = 0, nc = a->cols;
     const char *what = label(s, e->kid[0], "the matrix", lbl, sizeof lbl);
-    nc = a->cols;
-    if (resolve_index(s, e->kid[1], a->rows, 0, what, &r0, &nr) == 0 &&
-        (e->nkid < 3 || resolve_index(s, e->kid[2], a->cols, 1, what, &c0, &nc) == 0)) {
-        if (nr == a->rows && nc == a->cols)
-            m = mat_ref(a); /* the whole matrix: share it, values never change */
-        else
-            m = op_slice(s->mode, a, r0, nr, c0, nc);
-    }
-    mat_unref(a);
-    return m;
+    if (resolve_index(s, e->kid[1], a->rows, 0, what, &r0, &nr) != 0 ||
+        (e->nkid == 3 && resolve_index(s, e->kid[2], a->cols, 1, what, &c0, &nc) != 0))
+        return NULL;
+    if (nr == a->rows && nc == a->cols)
+        return mat_ref(a); /* the whole matrix: share it, values never change */
+    return op_slice(s->mode, a, r0, nr, c0, nc);
 }
 
 /* A literal whose elements are all 1x1 is built on the host directly. */
@@ -498,32 +490,18 @@ static cuk_matrix *eval_literal(cuk_session *s, const ast *e)
     return m;
 }
 
+/* A node that is not a link of a chain (below). */
 static cuk_matrix *eval_node(cuk_session *s, const ast *e)
 {
-    cuk_matrix *a, *m;
     switch (e->kind) {
     case AST_NUMBER:
         return mat_scalar((float)e->num);
+    case AST_NEGATE: /* of a number: a negative literal is a value, not an operation */
+        return mat_scalar(-(float)e->kid[0]->num);
     case AST_NAME:
         return eval_name(s, e);
     case AST_CALL:
         return eval_call(s, e);
-    case AST_BINARY:
-        return eval_binary(s, e);
-    case AST_NEGATE:
-        if (e->kid[0]->kind == AST_NUMBER) /* a negative literal is a value, not an operation */
-            return mat_scalar(-(float)e->kid[0]->num);
-        a = eval_expr(s, e->kid[0]);
-        m = a ? op_unary(s->mode, CUK_UN_NEG, a) : NULL;
-        mat_unref(a);
-        return m;
-    case AST_TRANSPOSE:
-        a = eval_expr(s, e->kid[0]);
-        m = a ? op_transpose(s->mode, a) : NULL;
-        mat_unref(a);
-        return m;
-    case AST_INDEX:
-        return eval_index(s, e);
     case AST_MATRIX:
         return eval_literal(s, e);
     case AST_STRING:
@@ -535,13 +513,75 @@ static cuk_matrix *eval_node(cuk_session *s, const ast *e)
     }
 }
 
+/* ---- chains ----
+ * Operators, signs, transposes and indexing start from the value of their
+ * kid[0]. A line such as 1+1+...+1 or A'''... is a chain of them as long as
+ * the line, so a chain is walked with a loop: only brackets nest the
+ * evaluator's recursion, and the parser bounds them (PARSE_MAX_DEPTH). */
+static int is_link(const ast *e)
+{
+    switch (e->kind) {
+    case AST_BINARY:
+    case AST_TRANSPOSE:
+    case AST_INDEX:
+        return 1;
+    case AST_NEGATE:
+        return e->kid[0]->kind != AST_NUMBER;
+    default:
+        return 0;
+    }
+}
+
+/* Apply link e to a, the value of its kid[0]; takes a's reference. */
+static cuk_matrix *eval_link(cuk_session *s, const ast *e, cuk_matrix *a)
+{
+    cuk_matrix *m;
+    if (cuk_check_interrupt() != 0)
+        m = NULL;
+    else if (e->kind == AST_BINARY)
+        m = eval_binary(s, e, a);
+    else if (e->kind == AST_INDEX)
+        m = eval_index(s, e, a);
+    else if (e->kind == AST_NEGATE)
+        m = op_unary(s->mode, CUK_UN_NEG, a);
+    else
+        m = op_transpose(s->mode, a);
+    mat_unref(a);
+    return m;
+}
+
+/* The links from e down to the first node that is not one (*leaf), in a
+ * new array, innermost first; their number in *n. NULL if out of memory. */
+static const ast **chain_of(const ast *e, size_t *n, const ast **leaf)
+{
+    const ast *x;
+    size_t k = 0;
+    for (x = e; is_link(x); x = x->kid[0])
+        k++;
+    *leaf = x;
+    *n = k;
+    const ast **links = malloc((k ? k : 1) * sizeof *links);
+    for (x = e; links && k > 0; x = x->kid[0])
+        links[--k] = x;
+    return links;
+}
+
 cuk_matrix *eval_expr(cuk_session *s, const ast *e)
 {
-    if (cuk_check_interrupt() != 0)
-        return NULL;
-    cuk_matrix *m = eval_node(s, e);
+    const ast *leaf;
+    size_t n;
+    const ast **links = chain_of(e, &n, &leaf);
+    cuk_matrix *m = NULL;
+    if (!links)
+        cuk_err("out of host memory");
+    else if (cuk_check_interrupt() == 0)
+        m = eval_node(s, leaf);
     if (!m)
-        cuk_err_locate(e->pos);
+        cuk_err_locate(leaf->pos);
+    for (size_t i = 0; m && i < n; i++)
+        if (!(m = eval_link(s, links[i], m)))
+            cuk_err_locate(links[i]->pos);
+    free((void *)links);
     return m;
 }
 

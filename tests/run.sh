@@ -38,6 +38,7 @@ done
 run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
+run deep tests/deep.sh
 run commands tests/commands.sh
 run npy_numpy tests/npy_numpy.sh
 run terminal tests/terminal.sh
