@@ -34,7 +34,7 @@ static int select_axis(int len, int summarize, axis_sel *a)
 
 /* Copy the shown elements into vals (rows.n x cols.n): a matrix that lives
  * on the device stays there, only these elements come to the host. */
-static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
+static int gather_floats(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
 {
     size_t ld = (size_t)m->cols;
     for (int i = 0; i < rows->n; i++) {
@@ -52,17 +52,37 @@ static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, flo
     return 0;
 }
 
+/* The shown elements as doubles: the whole numbers a matrix carries exactly
+ * (sizes past 2^24 print in full, see matrix.h), else its floats. */
+static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, double *vals)
+{
+    size_t n = (size_t)rows->n * cols->n;
+    if (mat_exact_whole(m)) { /* a vector of at most MAT_EXACT_MAX: every element shown */
+        for (size_t i = 0; i < n; i++)
+            vals[i] = m->exact[i];
+        return 0;
+    }
+    float *f = malloc(n * sizeof *f);
+    if (!f)
+        return cuk_err("out of host memory");
+    int rc = gather_floats(m, rows, cols, f);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        vals[i] = f[i];
+    free(f);
+    return rc;
+}
+
 typedef struct {
     char kind;   /* 'd' whole numbers, 'f' fixed, 'e' scientific */
     int prec;
 } numfmt;
 
-static numfmt choose_format(const float *v, size_t n, int format_long)
+static numfmt choose_format(const double *v, size_t n, int format_long, int exact)
 {
     double maxabs = 0, minabs = INFINITY;
     int whole = 1;
     for (size_t i = 0; i < n; i++) {
-        double a = fabs((double)v[i]);
+        double a = fabs(v[i]);
         if (!isfinite(a))
             continue;
         maxabs = a > maxabs ? a : maxabs;
@@ -71,7 +91,7 @@ static numfmt choose_format(const float *v, size_t n, int format_long)
         whole = whole && a == floor(a);
     }
     numfmt f = {'d', 0};
-    if (whole && maxabs <= 16777216) /* 2^24: past it float32 skips whole numbers */
+    if (exact || (whole && maxabs <= 16777216)) /* 2^24: past it float32 skips whole numbers */
         return f;
     if (maxabs >= 1e5 || minabs < 1e-4) {
         f.kind = 'e';
@@ -88,19 +108,19 @@ static numfmt choose_format(const float *v, size_t n, int format_long)
     return f;
 }
 
-static int format_num(char *buf, size_t cap, float x, numfmt f)
+static int format_num(char *buf, size_t cap, double x, numfmt f)
 {
     if (isnan(x))
         return snprintf(buf, cap, "nan");
     if (isinf(x))
         return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
     if (f.kind == 'd')
-        return snprintf(buf, cap, "%.0f", (double)x);
-    return snprintf(buf, cap, f.kind == 'e' ? "%.*e" : "%.*f", f.prec, (double)x);
+        return snprintf(buf, cap, "%.0f", x);
+    return snprintf(buf, cap, f.kind == 'e' ? "%.*e" : "%.*f", f.prec, x);
 }
 
 /* One block of columns [c0, c1) of the shown values. */
-static void print_block(const float *vals, const axis_sel *rows, const axis_sel *cols, int c0, int c1,
+static void print_block(const double *vals, const axis_sel *rows, const axis_sel *cols, int c0, int c1,
                         numfmt f, int w)
 {
     char num[64];
@@ -117,11 +137,10 @@ static void print_block(const float *vals, const axis_sel *rows, const axis_sel 
     }
 }
 
-static void print_values(const float *vals, const axis_sel *rows, const axis_sel *cols, int format_long, int columns)
+static void print_values(const double *vals, const axis_sel *rows, const axis_sel *cols, numfmt f, int columns)
 {
     char num[64];
     size_t n = (size_t)rows->n * cols->n;
-    numfmt f = choose_format(vals, n, format_long);
     int w = 3; /* wide enough for "..." */
     for (size_t i = 0; i < n; i++) {
         int len = format_num(num, sizeof num, vals[i], f);
@@ -145,7 +164,7 @@ int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
 {
     int summarize = mat_numel(m) > PRINT_THRESHOLD;
     axis_sel rows = {0}, cols = {0};
-    float *vals = NULL;
+    double *vals = NULL;
     int rc = -1;
     char num[64];
     if (select_axis(m->rows, summarize, &rows) != 0 || select_axis(m->cols, summarize, &cols) != 0)
@@ -157,12 +176,13 @@ int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
     }
     if (gather(m, &rows, &cols, vals) != 0)
         goto out;
+    numfmt f = choose_format(vals, (size_t)rows.n * cols.n, format_long, mat_exact_whole(m));
     if (m->rows == 1 && m->cols == 1) {
-        format_num(num, sizeof num, vals[0], choose_format(vals, 1, format_long));
+        format_num(num, sizeof num, vals[0], f);
         out_printf("%s = %s\n", name, num);
     } else {
         out_printf("%s = %dx%d (%s)\n", name, m->rows, m->cols, mat_where(m));
-        print_values(vals, &rows, &cols, format_long, columns);
+        print_values(vals, &rows, &cols, f, columns);
     }
     rc = 0;
 out:

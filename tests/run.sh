@@ -39,6 +39,7 @@ run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
 run deep tests/deep.sh
+run limits tests/limits.sh
 run commands tests/commands.sh
 run npy_numpy tests/npy_numpy.sh
 run terminal tests/terminal.sh
