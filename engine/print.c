@@ -77,34 +77,64 @@ typedef struct {
     int prec;
 } numfmt;
 
-static numfmt choose_format(const double *v, size_t n, int format_long, int exact)
+/* What decides a format: the largest and smallest non-zero finite |v|, and
+ * whether every finite value is whole. */
+typedef struct {
+    double maxabs, minabs;
+    int whole;
+} magnitudes;
+
+static magnitudes scan(const double *v, size_t n)
 {
-    double maxabs = 0, minabs = INFINITY;
-    int whole = 1;
+    magnitudes m = {0, INFINITY, 1};
     for (size_t i = 0; i < n; i++) {
         double a = fabs(v[i]);
         if (!isfinite(a))
             continue;
-        maxabs = a > maxabs ? a : maxabs;
-        if (a > 0 && a < minabs)
-            minabs = a;
-        whole = whole && a == floor(a);
+        m.maxabs = a > m.maxabs ? a : m.maxabs;
+        if (a > 0 && a < m.minabs)
+            m.minabs = a;
+        m.whole = m.whole && a == floor(a);
     }
+    return m;
+}
+
+/* NumPy's rule: scientific when the smallest non-zero value is below 1e-4
+ * or the largest is more than 1000 times it (the ratio taken in float32, as
+ * NumPy does: 0.12 and 0.00012 stay fixed); and from 1e5 on (NumPy: 1e8),
+ * where cuk's five significant digits would reach the decimal point. With
+ * fixed decimals, then, the smallest non-zero value is at least 1e-4 and
+ * maxabs / 1000, and choose_format gives it two significant digits: no
+ * non-zero value prints as 0.0. */
+static int wants_scientific(magnitudes m)
+{
+    float ratio = (float)m.maxabs / (float)m.minabs;
+    return m.maxabs >= 1e5 || m.minabs < 1e-4 || ratio > 1e3f;
+}
+
+static numfmt choose_format(const double *v, size_t n, int format_long, int exact)
+{
+    magnitudes m = scan(v, n);
     numfmt f = {'d', 0};
-    if (exact || (whole && maxabs <= 16777216)) /* 2^24: past it float32 skips whole numbers */
+    if (exact || (m.whole && m.maxabs <= 16777216)) /* 2^24: past it float32 skips whole numbers */
         return f;
-    if (maxabs >= 1e5 || minabs < 1e-4) {
+    if (wants_scientific(m)) {
         f.kind = 'e';
         f.prec = format_long ? 7 : 4;
         return f;
     }
-    int digits = maxabs >= 1 ? (int)floor(log10(maxabs)) + 1 : 1;
+    int digits = m.maxabs >= 1 ? (int)floor(log10(m.maxabs)) + 1 : 1;
     f.kind = 'f';
     f.prec = (format_long ? 8 : 5) - digits;
     if (f.prec < 1)
         f.prec = 1;
     if (!format_long && f.prec > 4)
         f.prec = 4;
+    /* the smallest non-zero value keeps two significant digits: 0.00012
+     * beside 0.12 is 0.00012, not 0.0001 (one more decimal at most) */
+    int need = isfinite(m.minabs) ? 1 - (int)floor(log10(m.minabs)) : 0;
+    if (f.prec < need)
+        f.prec = need;
     return f;
 }
 

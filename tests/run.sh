@@ -42,6 +42,7 @@ run deep tests/deep.sh
 run limits tests/limits.sh
 run commands tests/commands.sh
 run npy_numpy tests/npy_numpy.sh
+run print_numpy tests/print_numpy.sh
 run terminal tests/terminal.sh
 run gpu_test "$BUILD/tests/gpu_test"
 
