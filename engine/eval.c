@@ -15,15 +15,23 @@
 #include "engine/print.h"
 #include "engine/timing.h"
 
+/* What the user typed for e, in buf; NULL if it is longer than `longest`
+ * or spans lines. */
+static const char *typed(const cuk_session *s, const ast *e, size_t longest, char *buf, size_t cap)
+{
+    size_t n = e->end - e->start;
+    if (n == 0 || n > longest || n >= cap || e->end > s->src->len || memchr(s->src->text + e->start, '\n', n))
+        return NULL;
+    snprintf(buf, cap, "%.*s", (int)n, s->src->text + e->start);
+    return buf;
+}
+
 /* How an operand is named in messages: its source text when short
  * ("A", "A'", "B[0:2,:]"), else a generic word. */
 static const char *label(const cuk_session *s, const ast *e, const char *generic, char *buf, size_t cap)
 {
-    size_t n = e->end - e->start;
-    if (n == 0 || n > 24 || e->end > s->src->len || memchr(s->src->text + e->start, '\n', n))
-        return generic;
-    snprintf(buf, cap, "%.*s", (int)n, s->src->text + e->start);
-    return buf;
+    const char *t = typed(s, e, 24, buf, cap);
+    return t ? t : generic;
 }
 
 /* A scalar argument's value, exact if it carries one (matrix.h): sizes and
@@ -479,22 +487,25 @@ static int slice_bound(cuk_session *s, const ast *e, int n, int *out)
 }
 
 /* lo:hi along a dimension of n; the message about an empty one shows the
- * bounds as the user typed them. */
+ * bounds as the user typed them (as resolved only if that is too long). */
 static int resolve_range(cuk_session *s, const ast *ix, int n, const char *noun, const char *what, int *lo,
                          int *count)
 {
-    char typed[32], has[48];
+    char text[72], has[48];
     int hi = n;
     *lo = 0;
     if (ix->kid[0] && slice_bound(s, ix->kid[0], n, lo) != 0)
         return -1;
     if (ix->kid[1] && slice_bound(s, ix->kid[1], n, &hi) != 0)
         return -1;
-    if (hi <= *lo)
-        return cuk_err_at(ix->pos, "empty slice %s of %s (%s): cuk has no empty matrices",
-                          label(s, ix, "lo:hi", typed, sizeof typed), what, fmt_count(has, sizeof has, n, noun));
-    *count = hi - *lo;
-    return 0;
+    if (hi > *lo) {
+        *count = hi - *lo;
+        return 0;
+    }
+    if (!typed(s, ix, 64, text, sizeof text))
+        snprintf(text, sizeof text, "%d:%d", *lo, hi);
+    return cuk_err_at(ix->pos, "empty slice %s of %s (%s): cuk has no empty matrices", text, what,
+                      fmt_count(has, sizeof has, n, noun));
 }
 
 /* Resolve one index (a position or lo:hi) against a dimension of size n. */
