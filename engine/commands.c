@@ -105,21 +105,18 @@ int cmd_clear(cuk_session *s, const stmt *st)
     return 0;
 }
 
-/* seed N: a literal keeps all its digits (up to 2^53); anything else is
- * evaluated, as a float32 1x1. */
+/* seed N: N is exact below 2^53 (matrix.h), a literal or computed. */
 int cmd_seed(cuk_session *s, const stmt *st)
 {
-    double v = st->expr->num;
-    if (st->expr->kind != AST_NUMBER) {
-        float f;
-        cuk_matrix *m = eval_expr(s, st->expr);
-        if (!m)
-            return -1;
-        v = mat_scalar_value(m, &f) == 0 ? f : -1; /* not a scalar: said below */
-        mat_unref(m);
-    }
-    if (!(v >= 0) || v != floor(v) || v > 9007199254740992.0)
-        return cuk_err_at(st->expr->pos, "seed: expected a whole number >= 0");
+    double v = -1;
+    cuk_matrix *m = eval_expr(s, st->expr);
+    if (!m)
+        return -1;
+    if (mat_scalar_exact(m, &v) != 0)
+        v = -1; /* not a scalar: said below */
+    mat_unref(m);
+    if (!(v >= 0) || v != floor(v) || v >= MAT_EXACT_LIMIT)
+        return cuk_err_at(st->expr->pos, "seed: expected a whole number from 0 to 2^53 - 1");
     s->seed = (uint64_t)v;
     s->draws = 0;
     return 0;

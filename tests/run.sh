@@ -55,8 +55,11 @@ done
 run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
+run deep tests/deep.sh
+run limits tests/limits.sh
 run commands tests/commands.sh
 run npy_numpy tests/npy_numpy.sh
+run print_numpy tests/print_numpy.sh
 run terminal tests/terminal.sh
 run gpu_test "$BUILD/tests/gpu_test"
 if [ -n "${SAN_LOG:-}" ]; then
