@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# io.sh - input and output as a Unix tool should do them: scripts streamed
+# statement by statement in bounded memory, output that cannot be written
+# reported (never lost silently), saves that survive signals and follow
+# links, and file names in a script relative to the script's folder.
+set -u
+cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export CUK_HISTORY=/dev/null
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# expect NAME WANT_STATUS GOT_STATUS OUTPUT 'PATTERN'...: the status is the
+# one wanted and every extended regex PATTERN matches a line of OUTPUT.
+expect() {
+    local name=$1 want=$2 rc=$3 out=$4
+    shift 4
+    if [ "$rc" -ne "$want" ]; then
+        fail "$name" "exit status $rc, want $want: $(printf '%s' "$out" | head -c 300)"
+        return 1
+    fi
+    for p in "$@"; do
+        if ! grep -qE -- "$p" <<<"$out"; then
+            fail "$name" "no line matches /$p/ in: $(printf '%s' "$out" | head -c 300)"
+            return 1
+        fi
+    done
+    pass "$name"
+}
+
+# ---- streaming: each statement runs as its line arrives ----
+
+# A conversation through pipes: cuk must answer each statement before the
+# next is written, while its input is still open. A cuk that read its input
+# whole would never answer; the read timeouts only stop such a test hanging.
+# (coproc's stdin/stdout are pipes, so this is also the `cmd | cuk` case.)
+# start_cuk: cuk as a coprocess, with its pipes copied to to_cuk and
+# from_cuk (bash closes the coprocess's own once it exits, unread output too).
+start_cuk() {
+    coproc CUK { exec timeout 60 "$cuk" 2>&1; }
+    cuk_pid=$CUK_PID
+    exec {to_cuk}>&"${CUK[1]}" {from_cuk}<&"${CUK[0]}"
+}
+# stop_cuk: its exit status, once it has ended.
+stop_cuk() {
+    exec {to_cuk}>&-
+    wait "$cuk_pid"
+    local rc=$?
+    exec {from_cuk}<&-
+    return $rc
+}
+say() { printf '%s\n' "$1" >&"$to_cuk"; }
+hear() {
+    local line
+    IFS= read -r -t 20 line <&"$from_cuk" || line="(nothing within 20 s)"
+    printf '%s' "$line"
+}
+converse() {
+    local got
+    start_cuk
+    say 'mode cpu;'
+    say 'x = 1'
+    got=$(hear)
+    [ "$got" = "x = 1" ] || { fail stream_each_statement "first answer '$got'"; stop_cuk; return; }
+    say 'y = x + 1'
+    got=$(hear)
+    [ "$got" = "y = 2" ] || { fail stream_each_statement "second answer '$got'"; stop_cuk; return; }
+    pass stream_each_statement
+    say 'z = (x +'                      # open: nothing may run yet
+    say '  10)'
+    got=$(hear)
+    [ "$got" = "z = 11" ] || { fail stream_multiline "answer '$got'"; stop_cuk; return; }
+    say 'A = [1 2'
+    say '     3 4];'
+    say 'size(A)'
+    got=$(hear)
+    [ "$got" = "ans = 1x2 (host)" ] || { fail stream_multiline "answer '$got' to size(A)"; stop_cuk; return; }
+    hear >/dev/null                     # the values row
+    pass stream_multiline
+    say 'w = nope'                      # line 9: the error ends cuk though input is open
+    got=$(hear)
+    [ "$got" = "<stdin>:9:5: error: 'nope' is not defined" ] || { fail stream_error_ends "answer '$got'"; stop_cuk; return; }
+    local ended rc
+    timeout 20 cat <&"$from_cuk" >/dev/null # ends when cuk does: its input is still open
+    ended=$?
+    stop_cuk
+    rc=$?
+    [ "$ended" = 0 ] && [ "$rc" = 1 ] && pass stream_error_ends ||
+        fail stream_error_ends "cuk went on after the error (ended: $ended), exit status $rc, want 1"
+}
+converse
+
+# quit ends cuk while its input is still open.
+quit_open() {
+    start_cuk
+    say 'a = 1'
+    say 'quit'
+    local got rest ended rc
+    got=$(hear)
+    rest=$(timeout 20 cat <&"$from_cuk") # ends when cuk does: its input is still open
+    ended=$?
+    stop_cuk
+    rc=$?
+    [ "$got" = "a = 1" ] && [ -z "$rest" ] && [ "$ended" = 0 ] && [ "$rc" = 0 ] && pass stream_quit_open ||
+        fail stream_quit_open "got '$got' then '$rest', ended: $ended, status $rc"
+}
+quit_open
+out=$(printf 'a = 1\nquit\nb = 2\n' | "$cuk" 2>&1)
+expect stream_quit_rest 0 $? "$out" '^a = 1$' && grep -q 'b = ' <<<"$out" && fail stream_quit_rest "b ran after quit"
+
+# Line numbers count the lines of statements that spanned several.
+cat >lines.cuk <<'EOF'
+#!/usr/bin/env cuk
+x = 1;
+A = [1 2
+     3 4];
+y = (A +
+  nope)
+EOF
+out=$("$cuk" lines.cuk 2>&1)
+expect stream_error_line 1 $? "$out" '^lines.cuk:6:3: error: .nope. is not defined$' '^    nope\)$'
+printf 'x = 1\ny = 2\nz = (1 +\n' >open.cuk
+out=$("$cuk" open.cuk 2>&1)
+expect stream_open_at_end 1 $? "$out" '^x = 1$' '^y = 2$' "^open.cuk:3:5: error: unterminated '\(': missing '\)'$"
+printf 'x = 1\ny = 2 +\nz = 3\n' >syntax.cuk
+out=$("$cuk" syntax.cuk 2>&1)
+expect stream_syntax_error 1 $? "$out" '^x = 1$' '^syntax.cuk:2:8: error: ' && grep -q '^z' <<<"$out" &&
+    fail stream_syntax_error "ran on after the error"
+out=$(printf 'p = 1;\nq = (2,\n' | "$cuk" 2>&1)
+expect stream_pipe_open_at_end 1 $? "$out" "^<stdin>:2:5: error: unterminated '\('"
+
+# A literal written one row a line, long: parsing it again at every line
+# (quadratic) would take minutes; streamed it takes well under a second.
+{
+    echo 'A = ['
+    for i in $(seq 30000); do echo "$i 2 3"; done
+    echo '];'
+    echo 'size(A)'
+    echo 's = sum(A)'
+} >rows.cuk
+out=$(timeout 20 "$cuk" rows.cuk 2>&1)
+expect stream_long_statement 0 $? "$out" '^ +30000 +3$' '^s = 4\.50[0-9]{2}e\+08$'
+
+out=$("$cuk" "$work" 2>&1)
+expect script_is_directory 1 $? "$out" "^cuk: cannot open '$work': Is a directory$"
+out=$("$cuk" <"$work" 2>&1)
+expect stdin_is_directory 1 $? "$out" "^cuk: cannot open '<stdin>': Is a directory$"
+out=$("$cuk" <&- 2>&1)
+expect stdin_closed 1 $? "$out" "^cuk: cannot read '<stdin>': Bad file descriptor$"
+
+# ---- memory: bounded by the longest statement, not the script's length ----
+
+# Under AddressSanitizer freed memory waits in a quarantine (256 MB): turn it
+# off, so that what is measured is what cuk holds.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
+
+# Peak resident memory (KiB) of a command, from /usr/bin/time.
+peak_kib() { /usr/bin/time -f 'peak %M' "$@" 2>&1 >/dev/null | sed -n 's/^peak //p' | tail -1; }
+if [ -x /usr/bin/time ]; then
+    yes 'x = 1;' | head -n 1000000 >million.cuk
+    idle=$(peak_kib "$cuk" -e 'x=1')
+    for how in file stdin pipe; do
+        case $how in
+        file) kib=$(peak_kib "$cuk" million.cuk) ;;
+        stdin) kib=$(peak_kib sh -c "'$cuk' < million.cuk") ;;
+        pipe) kib=$(peak_kib sh -c "yes 'x = 1;' | head -n 1000000 | '$cuk'") ;;
+        esac
+        if [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then
+            pass "memory_million_lines_$how"
+            echo "   million lines ($how): peak $kib KiB (idle cuk: $idle KiB)"
+        else
+            fail "memory_million_lines_$how" "peak resident memory '$kib' KiB, want < 64 MiB"
+        fi
+    done
+else
+    echo "SKIP memory_million_lines: no /usr/bin/time"
+fi
+# An endless generator: cuk reads it for a while in constant memory. Its
+# lines are long (100 bytes, padded by a comment) so that much goes through
+# fast: the bytes read and the peak come from /proc while cuk still runs,
+# once 100 MB have gone through (a cuk that kept its input would hold more
+# than 64 MiB by then), or after 30 s at most.
+if [ -r /proc/self/io ]; then
+    yes "x = 1;  # $(printf '%089d' 0)" | "$cuk" &
+    cpid=$!
+    read_bytes=0 hwm=
+    for _ in $(seq 300); do
+        read_bytes=$(sed -n 's/^rchar: //p' "/proc/$cpid/io" 2>/dev/null) || break
+        hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$cpid/status" 2>/dev/null)
+        [ "${read_bytes:-0}" -gt 100000000 ] && break
+        sleep 0.1
+    done
+    kill "$cpid" 2>/dev/null
+    wait "$cpid" 2>/dev/null
+    if [ "${read_bytes:-0}" -gt 100000000 ] && [ "${hwm:-999999}" -lt 65536 ]; then
+        pass memory_endless_pipe
+        echo "   endless pipe: $((read_bytes / 100)) lines read, peak $hwm KiB"
+    else
+        fail memory_endless_pipe "read ${read_bytes:-0} bytes of the pipe, peak ${hwm:-?} KiB (want 100 MB read, < 64 MiB)"
+    fi
+else
+    echo "SKIP memory_endless_pipe: no /proc/PID/io"
+fi
