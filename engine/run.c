@@ -320,30 +320,58 @@ static FILE *open_script(const char *path)
     return f;
 }
 
+/* The folder of path ("" if none: the current directory), for the relative
+ * file names the script uses; NULL out of memory. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
 run_status run_file(cuk_session *s, const char *path)
 {
     int is_stdin = !strcmp(path, "-");
     reader r = {.name = is_stdin ? "<stdin>" : path, .first_line = 1, .next_line = 1};
-    if (!(r.f = open_script(path)))
+    const char *outer_dir = s->dir;
+    char *dir = is_stdin ? NULL : folder_of(path);
+    if (!is_stdin && !dir) {
+        cuk_err("cannot run '%s': out of memory", path);
         return RUN_ERROR;
+    }
+    if (!(r.f = open_script(path))) {
+        free(dir);
+        return RUN_ERROR;
+    }
+    s->dir = dir;
     run_status st = reader_run(s, &r);
+    s->dir = outer_dir;
     if (!is_stdin)
         fclose(r.f);
     free(r.line);
     free(r.text);
+    free(dir);
     return st;
 }
 
 /* run "file.cuk": the script runs in this session; its errors are
  * reported where they happen, so only a file that can't be read is left
- * for the caller to report. */
+ * for the caller to report. A relative name is found as load finds one
+ * (session_path): in a script, beside the script. */
 int cmd_run(cuk_session *s, const stmt *st)
 {
     if (s->run_depth >= 16)
         return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
     s->run_depth++;
     s->run_pos = st->start;
-    run_status r = run_file(s, st->arg[0]->text);
+    char *path = session_path(s, st->arg[0]->text);
+    run_status r = path ? run_file(s, path) : RUN_ERROR;
+    free(path);
     s->run_depth--;
     if (r == RUN_ERROR || r == RUN_FATAL) {
         cuk_err_locate(st->arg[0]->pos);

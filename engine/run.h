@@ -21,7 +21,9 @@ run_status run_source(cuk_session *s, const char *text, size_t len, const char *
 
 /* Run a file by name ("-": stdin), streamed: each statement runs as soon as
  * its last line has been read, so memory is bounded by the longest
- * statement and a pipe's output appears as it is fed. RUN_ERROR with the error set if it can't be opened or read, else as
+ * statement and a pipe's output appears as it is fed. While it runs,
+ * relative file names are relative to the file's folder (session_path).
+ * RUN_ERROR with the error set if it can't be opened or read, else as
  * run_source for its statements. */
 run_status run_file(cuk_session *s, const char *path);
 

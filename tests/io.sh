@@ -204,3 +204,31 @@ if [ -r /proc/self/io ]; then
 else
     echo "SKIP memory_endless_pipe: no /proc/PID/io"
 fi
+
+# ---- file names in a script are relative to the script's folder ----
+
+mkdir -p proj/sub proj/data elsewhere
+"$cuk" -e 'A = [1 2; 3 4]; save A "proj/data/in.npy"'
+cat >proj/main.cuk <<'X'
+A = load("data/in.npy");
+save A "out.npy"
+run "sub/inner.cuk"
+X
+cat >proj/sub/inner.cuk <<'X'
+B = load("../data/in.npy");
+save B "inner.npy"
+C = load("../out.npy");
+X
+(cd elsewhere && "$cuk" ../proj/main.cuk) && [ -f proj/out.npy ] && [ -f proj/sub/inner.npy ] &&
+    [ -z "$(ls elsewhere)" ] && pass path_script_folder || fail path_script_folder "$(ls -R proj elsewhere)"
+out=$(cd elsewhere && "$cuk" "$work/proj/main.cuk" 2>&1)
+expect path_script_absolute 0 $? "$out"
+out=$(cd elsewhere && "$cuk" -e 'A = load("../proj/data/in.npy"); save A "e.npy"' 2>&1)
+expect path_e_current_dir 0 $? "$out" && [ -f elsewhere/e.npy ] || fail path_e_current_dir "no elsewhere/e.npy"
+out=$(cd elsewhere && printf 'A = load("../proj/data/in.npy");\nsave A "stdin.npy"\n' | "$cuk" 2>&1)
+expect path_stdin_current_dir 0 $? "$out" && [ -f elsewhere/stdin.npy ] || fail path_stdin_current_dir "no elsewhere/stdin.npy"
+out=$(cd elsewhere && "$cuk" -e "A = load(\"$work/proj/data/in.npy\"); run \"../proj/sub/inner.cuk\"" 2>&1)
+expect path_run_from_e 0 $? "$out"
+printf 'Z = load("missing.npy")\n' >proj/sub/miss.cuk
+out=$(cd elsewhere && "$cuk" ../proj/sub/miss.cuk 2>&1)
+expect path_error_names_file 1 $? "$out" "^../proj/sub/miss.cuk:1:10: error: load: cannot open '../proj/sub/missing.npy': No such file"
