@@ -138,8 +138,20 @@ static int run_stmt(cuk_session *s, const stmt *st)
     return rc;
 }
 
+/* Flush what the statement printed, so that a pipe or file gets it now, not
+ * when a buffer fills; 1 if output was lost: nothing more is run, since what
+ * it shows would be lost too (out.h has said so). */
+static int output_lost(cuk_session *s)
+{
+    out_flush();
+    if (out_std_check() == 0)
+        return 0;
+    s->fatal = 1;
+    return 1;
+}
+
 /* Each statement, reported if it fails, then shown to the panel, and its
- * output flushed: a pipe or file gets it now, not when a buffer fills. */
+ * output flushed. */
 static run_status run_program(cuk_session *s, const program *p)
 {
     run_status st = RUN_OK;
@@ -154,7 +166,8 @@ static run_status run_program(cuk_session *s, const program *p)
         }
         if (s->fe && s->fe->statement_done)
             s->fe->statement_done(s->fe->ud);
-        out_flush();
+        if (st != RUN_FATAL && output_lost(s))
+            st = RUN_FATAL;
     }
     return st;
 }

@@ -232,3 +232,34 @@ expect path_run_from_e 0 $? "$out"
 printf 'Z = load("missing.npy")\n' >proj/sub/miss.cuk
 out=$(cd elsewhere && "$cuk" ../proj/sub/miss.cuk 2>&1)
 expect path_error_names_file 1 $? "$out" "^../proj/sub/miss.cuk:1:10: error: load: cannot open '../proj/sub/missing.npy': No such file"
+
+# ---- output: what cannot be written is reported, never lost silently ----
+
+out=$("$cuk" -e 'x = 1' 2>&1 >/dev/full)
+expect out_disk_full 1 $? "$out" '^cuk: cannot write standard output: No space left on device$'
+out=$("$cuk" -e 'x = 1' 2>&1 >&-)
+expect out_closed 1 $? "$out" '^cuk: cannot write standard output: Bad file descriptor$'
+out=$("$cuk" -e 'x = 1;' 2>&1 >&-)
+expect out_closed_nothing_written 0 $? "$out"
+out=$("$cuk" --version 2>&1 >/dev/full)
+expect out_version_disk_full 1 $? "$out" '^cuk: cannot write standard output: No space left on device$'
+# Found at the statement's end: the script stops there, the save never runs.
+printf 'x = 1\nsave x "after.npy"\n' >full.cuk
+out=$("$cuk" full.cuk 2>&1 >/dev/full)
+expect out_full_stops_script 1 $? "$out" '^cuk: cannot write standard output: No space left on device$' &&
+    [ -e after.npy ] && fail out_full_stops_script "the statement after the lost output ran"
+[ "$(grep -c 'cannot write' <<<"$out")" = 1 ] && pass out_reported_once || fail out_reported_once "$out"
+# A pipe nobody reads: SIGPIPE ends cuk quietly, as it ends cat or yes (the
+# shell sees status 141); where SIGPIPE is ignored, the write fails with
+# EPIPE and cuk says so, as cat does.
+if env --default-signal=PIPE true 2>/dev/null; then
+    out=$(yes 'x = 1' | env --default-signal=PIPE "$cuk" 2>"$work/err" | head -1; echo "status ${PIPESTATUS[1]}")
+    expect out_pipe_closed_quiet 0 0 "$out" '^x = 1$' '^status 141$' && [ -s "$work/err" ] &&
+        fail out_pipe_closed_quiet "it said: $(cat "$work/err")"
+    out=$(yes 'x = 1' | env --ignore-signal=PIPE "$cuk" 2>"$work/err" | head -1; echo "status ${PIPESTATUS[1]}")
+    expect out_pipe_closed_ignored 0 0 "$out
+$(cat "$work/err")" '^x = 1$' '^status 1$' \
+        '^cuk: cannot write standard output: Broken pipe$'
+else
+    echo "SKIP out_pipe_closed: env has no --default-signal"
+fi
