@@ -205,34 +205,6 @@ else
     echo "SKIP memory_endless_pipe: no /proc/PID/io"
 fi
 
-# ---- file names in a script are relative to the script's folder ----
-
-mkdir -p proj/sub proj/data elsewhere
-"$cuk" -e 'A = [1 2; 3 4]; save A "proj/data/in.npy"'
-cat >proj/main.cuk <<'X'
-A = load("data/in.npy");
-save A "out.npy"
-run "sub/inner.cuk"
-X
-cat >proj/sub/inner.cuk <<'X'
-B = load("../data/in.npy");
-save B "inner.npy"
-C = load("../out.npy");
-X
-(cd elsewhere && "$cuk" ../proj/main.cuk) && [ -f proj/out.npy ] && [ -f proj/sub/inner.npy ] &&
-    [ -z "$(ls elsewhere)" ] && pass path_script_folder || fail path_script_folder "$(ls -R proj elsewhere)"
-out=$(cd elsewhere && "$cuk" "$work/proj/main.cuk" 2>&1)
-expect path_script_absolute 0 $? "$out"
-out=$(cd elsewhere && "$cuk" -e 'A = load("../proj/data/in.npy"); save A "e.npy"' 2>&1)
-expect path_e_current_dir 0 $? "$out" && [ -f elsewhere/e.npy ] || fail path_e_current_dir "no elsewhere/e.npy"
-out=$(cd elsewhere && printf 'A = load("../proj/data/in.npy");\nsave A "stdin.npy"\n' | "$cuk" 2>&1)
-expect path_stdin_current_dir 0 $? "$out" && [ -f elsewhere/stdin.npy ] || fail path_stdin_current_dir "no elsewhere/stdin.npy"
-out=$(cd elsewhere && "$cuk" -e "A = load(\"$work/proj/data/in.npy\"); run \"../proj/sub/inner.cuk\"" 2>&1)
-expect path_run_from_e 0 $? "$out"
-printf 'Z = load("missing.npy")\n' >proj/sub/miss.cuk
-out=$(cd elsewhere && "$cuk" ../proj/sub/miss.cuk 2>&1)
-expect path_error_names_file 1 $? "$out" "^../proj/sub/miss.cuk:1:10: error: load: cannot open '../proj/sub/missing.npy': No such file"
-
 # ---- output: what cannot be written is reported, never lost silently ----
 
 out=$("$cuk" -e 'x = 1' 2>&1 >/dev/full)
@@ -262,4 +234,139 @@ $(cat "$work/err")" '^x = 1$' '^status 1$' \
         '^cuk: cannot write standard output: Broken pipe$'
 else
     echo "SKIP out_pipe_closed: env has no --default-signal"
+fi
+
+# ---- saving: links, long names, signals ----
+
+# loads NAME FILE ROWS COLS: FILE loads as a ROWSxCOLS matrix.
+loads() {
+    "$cuk" -e "B = load(\"$2\"); size(B)" 2>&1 | grep -qE "^ +$3 +$4\$"
+}
+
+mkdir -p links/data
+echo old >links/data/t.npy
+ln -s data/t.npy links/l.npy                       # relative, into a folder
+ln -s "$work/links/data/t.npy" links/abs.npy       # absolute
+ln -s l.npy links/chain.npy                        # a link to a link
+ln -s data/new.npy links/dangling.npy
+"$cuk" -e 'A = ones(2, 3); save A "links/l.npy"' &&
+    [ -L links/l.npy ] && loads l links/data/t.npy 2 3 && pass save_link_relative ||
+    fail save_link_relative "$(ls -l links links/data)"
+"$cuk" -e 'A = ones(4, 3); save A "links/abs.npy"' &&
+    [ -L links/abs.npy ] && loads a links/data/t.npy 4 3 && pass save_link_absolute ||
+    fail save_link_absolute "$(ls -l links links/data)"
+"$cuk" -e 'A = ones(5, 3); save A "links/chain.npy"' &&
+    [ -L links/chain.npy ] && [ -L links/l.npy ] && loads c links/data/t.npy 5 3 && pass save_link_chain ||
+    fail save_link_chain "$(ls -l links links/data)"
+"$cuk" -e 'A = ones(6, 3); save A "links/dangling.npy"' &&
+    [ -L links/dangling.npy ] && loads d links/data/new.npy 6 3 && pass save_link_dangling ||
+    fail save_link_dangling "$(ls -l links links/data)"
+[ -z "$(ls -A links/data | grep '^\.')$(ls -A links | grep '^\.')" ] && pass save_link_no_temp ||
+    fail save_link_no_temp "$(ls -A links links/data)"
+ln -s loop2.npy links/loop1.npy
+ln -s loop1.npy links/loop2.npy
+out=$("$cuk" -e 'A = 1; save A "links/loop1.npy"' 2>&1)
+expect save_link_loop 1 $? "$out" "save: cannot write 'links/loop1.npy': Too many levels of symbolic links"
+
+# Names up to NAME_MAX (255) save, though ".NAME.XXXXXX" would not fit.
+for len in 247 250 255; do
+    name=$(printf "%0$((len - 4))d.npy" 0)
+    "$cuk" -e "A = ones(2, 2); save A \"$name\"" && loads n "$name" 2 2 && pass "save_long_name_$len" ||
+        fail "save_long_name_$len" "cannot save or load a name of $len bytes"
+    rm -f "$name"
+done
+name=$(printf "%0252d.npy" 0)
+out=$("$cuk" -e "A = ones(2, 2); save A \"$name\"" 2>&1)
+expect save_name_too_long 1 $? "$out" 'File name too long'
+[ -z "$(ls -A | grep '^\.')" ] && pass save_long_name_no_temp || fail save_long_name_no_temp "$(ls -A)"
+
+# A kill during a save leaves no temporary, and any a.npy is whole. Each
+# round waits for the temporary to appear (so the signal lands inside a
+# save), then a little longer, different each round, so that the signal
+# lands at different points: writing, syncing, renaming, between saves.
+if env --default-signal=INT true 2>/dev/null; then
+    mkdir -p kill
+    { echo 'mode cpu'; echo 'A = rand(4000, 4000);'; for i in $(seq 100); do echo 'save A "a.npy"'; done; } >kill/s.cuk
+    bad=
+    for round in 1 2 3 4; do
+        sig=$([ $((round % 2)) = 1 ] && echo INT || echo TERM)
+        (cd kill && exec env --default-signal=INT,TERM "$cuk" s.cuk) &
+        pid=$!
+        seen=
+        for _ in $(seq 1000); do    # the temporary appears, 10 s at most
+            ls -A kill | grep -q '^\.a\.npy\.' && seen=1 && break
+            sleep 0.01
+        done
+        [ -n "$seen" ] || bad="$bad round $round: no save seen;"
+        sleep "0.0$((RANDOM % 10))"
+        kill -s "$sig" "$pid"
+        wait "$pid"
+        rc=$?
+        want=$([ "$sig" = INT ] && echo 130 || echo 143)
+        [ "$rc" = "$want" ] || bad="$bad round $round: status $rc after SIG$sig, want $want;"
+        left=$(ls -A kill | grep '^\.')
+        [ -z "$left" ] || bad="$bad round $round: left $left;"
+        [ ! -e kill/a.npy ] || loads k kill/a.npy 4000 4000 || bad="$bad round $round: a.npy is not whole;"
+        [ "$round" = 2 ] && rm -f kill/a.npy   # a first save again, then saves over a file
+    done
+    [ -z "$bad" ] && pass save_killed_no_temp || fail save_killed_no_temp "$bad"
+else
+    echo "SKIP save_killed_no_temp: env has no --default-signal"
+fi
+
+# ---- file names in a script are relative to the script's folder ----
+
+mkdir -p proj/sub proj/data elsewhere
+"$cuk" -e 'A = [1 2; 3 4]; save A "proj/data/in.npy"'
+cat >proj/main.cuk <<'X'
+A = load("data/in.npy");
+save A "out.npy"
+run "sub/inner.cuk"
+X
+cat >proj/sub/inner.cuk <<'X'
+B = load("../data/in.npy");
+save B "inner.npy"
+C = load("../out.npy");
+X
+(cd elsewhere && "$cuk" ../proj/main.cuk) && [ -f proj/out.npy ] && [ -f proj/sub/inner.npy ] &&
+    [ -z "$(ls elsewhere)" ] && pass path_script_folder || fail path_script_folder "$(ls -R proj elsewhere)"
+out=$(cd elsewhere && "$cuk" "$work/proj/main.cuk" 2>&1)
+expect path_script_absolute 0 $? "$out"
+out=$(cd elsewhere && "$cuk" -e 'A = load("../proj/data/in.npy"); save A "e.npy"' 2>&1)
+expect path_e_current_dir 0 $? "$out" && [ -f elsewhere/e.npy ] || fail path_e_current_dir "no elsewhere/e.npy"
+out=$(cd elsewhere && printf 'A = load("../proj/data/in.npy");\nsave A "stdin.npy"\n' | "$cuk" 2>&1)
+expect path_stdin_current_dir 0 $? "$out" && [ -f elsewhere/stdin.npy ] || fail path_stdin_current_dir "no elsewhere/stdin.npy"
+out=$(cd elsewhere && "$cuk" -e "A = load(\"$work/proj/data/in.npy\"); run \"../proj/sub/inner.cuk\"" 2>&1)
+expect path_run_from_e 0 $? "$out"
+printf 'Z = load("missing.npy")\n' >proj/sub/miss.cuk
+out=$(cd elsewhere && "$cuk" ../proj/sub/miss.cuk 2>&1)
+expect path_error_names_file 1 $? "$out" "^../proj/sub/miss.cuk:1:10: error: load: cannot open '../proj/sub/missing.npy': No such file"
+
+# ---- at the prompt: Ctrl-C during a save cancels it, cuk goes on ----
+
+if command -v tmux >/dev/null 2>&1; then
+    sock="cuk-io-$$"
+    tm() { tmux -L "$sock" -f /dev/null "$@"; }
+    # until: wait for a condition (a command), 20 s at most.
+    until_ok() {
+        local end=$((SECONDS + 20))
+        until "$@"; do [ $SECONDS -gt $end ] && return 1; sleep 0.05; done
+    }
+    on_screen() { tm capture-pane -p -t t 2>/dev/null | grep -qE -- "$1"; }
+    temp_there() { ls -A prompt | grep -q '^\.a\.csv\.'; }
+    mkdir -p prompt
+    tm new-session -d -s t -x 100 -y 30 -c "$work/prompt" "env HOME='$work' TERM=xterm '$cuk' --no-panel"
+    why=
+    until_ok on_screen 'cuk\[[a-z]+\]>' || why="no prompt"
+    [ -z "$why" ] && tm send-keys -t t 'A = rand(4000, 4000); save A "a.csv"' Enter
+    [ -z "$why" ] && { until_ok temp_there || why="no temporary appeared: $(tm capture-pane -p -t t | grep -v "^$")"; }
+    [ -z "$why" ] && tm send-keys -t t C-c
+    [ -z "$why" ] && { until_ok on_screen '^interrupted$' || why="no 'interrupted'"; }
+    [ -z "$why" ] && tm send-keys -t t 'x = 5' Enter
+    [ -z "$why" ] && { until_ok on_screen '^x = 5$' || why="no prompt after the interrupt"; }
+    [ -z "$why" ] && [ -n "$(ls -A prompt)" ] && why="left $(ls -A prompt)"
+    tm kill-server 2>/dev/null
+    [ -z "$why" ] && pass save_interrupt_prompt || fail save_interrupt_prompt "$why"
+else
+    echo "SKIP save_interrupt_prompt: tmux not installed"
 fi
