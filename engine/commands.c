@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -216,11 +217,12 @@ int cmd_save(cuk_session *s, const stmt *st)
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)
         return cuk_err_at(st->arg[0]->pos, "save: '%s' is not defined", arg_text(st, 0));
-    if (fileio_save(m, arg_text(st, 1)) != 0) {
+    char *path = session_path(s, arg_text(st, 1));
+    int rc = path ? fileio_save(m, path) : -1;
+    free(path);
+    if (rc != 0)
         cuk_err_locate(st->arg[1]->pos);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* One switch in full: what it chooses, what it affects, each value's line,

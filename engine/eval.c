@@ -283,7 +283,9 @@ static cuk_matrix *fn_dot(cuk_session *s, const ast *call, const builtin *b, cal
 
 static cuk_matrix *fn_load(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    cuk_matrix *m = fileio_load(a->file);
+    char *path = session_path(s, a->file);
+    cuk_matrix *m = path ? fileio_load(path) : NULL;
+    free(path);
     if (!m)
         cuk_err_locate(call->kid[0]->pos);
     return m;

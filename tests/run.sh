@@ -58,6 +58,7 @@ run bad_inputs tests/bad_inputs.sh
 run deep tests/deep.sh
 run limits tests/limits.sh
 run commands tests/commands.sh
+run io tests/io.sh
 run npy_numpy tests/npy_numpy.sh
 run print_numpy tests/print_numpy.sh
 run terminal tests/terminal.sh
