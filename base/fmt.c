@@ -1,7 +1,9 @@
 /* fmt.c - numbers for people (see fmt.h). */
 #include "base/fmt.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *fmt_bytes(char *buf, size_t cap, double bytes)
 {
@@ -46,5 +48,25 @@ const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit)
 const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols)
 {
     snprintf(buf, cap, "%lldx%lld", rows, cols);
+    return buf;
+}
+
+const char *fmt_number(char *buf, size_t cap, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, cap, "%.0f", v);
+        return buf;
+    }
+    for (int prec = 1; prec <= 17; prec++) { /* the first that reads back; 17 always does */
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (isnan(v) || strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+const char *fmt_count(char *buf, size_t cap, long long n, const char *noun)
+{
+    snprintf(buf, cap, "%lld %s%s", n, noun, n == 1 ? "" : "s");
     return buf;
 }

@@ -15,6 +15,12 @@ const char *fmt_bytes(char *buf, size_t cap, double bytes);
 const char *fmt_ms(char *buf, size_t cap, double ms);
 /* A rate with an SI prefix: fmt_rate(b, n, 7.5e12, "FLOP") is "7.50 TFLOP/s". */
 const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit);
+/* A number as the user typed it: whole numbers below 2^53 in full
+ * ("16777217", "-3"), others in the shortest form that reads back ("1.5",
+ * "1e+30", "inf", "nan"). */
+const char *fmt_number(char *buf, size_t cap, double v);
+/* A count and its noun, singular for one: "1 row", "4 rows". */
+const char *fmt_count(char *buf, size_t cap, long long n, const char *noun);
 /* "1037x1055" */
 const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols);
 

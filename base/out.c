@@ -1,21 +1,71 @@
 /* out.c - the output sink (see out.h). */
 #include "base/out.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The first write to stdout that failed (an errno value), and whether one to
+ * stderr did: output that was lost must not go unnoticed (see out.h). */
+static struct {
+    int out_err;
+    int err_lost;
+    int told;
+} lost;
+
+/* Note a failed write or flush of f. Only stdout's first errno is kept:
+ * later failures are its echoes. */
+static void note(FILE *f, int failed)
+{
+    if (!failed)
+        return;
+    if (f == stderr)
+        lost.err_lost = 1;
+    else if (!lost.out_err)
+        lost.out_err = errno ? errno : EIO;
+}
 
 void out_std_write(out_channel ch, const char *s, size_t n)
 {
+    FILE *f = ch == OUT_ERROR ? stderr : stdout;
     if (ch == OUT_ERROR)
-        fflush(stdout); /* keep the two streams in order on a terminal */
-    fwrite(s, 1, n, ch == OUT_ERROR ? stderr : stdout);
+        note(stdout, fflush(stdout) != 0); /* keep the two streams in order on a terminal */
+    errno = 0;
+    note(f, fwrite(s, 1, n, f) != n);
 }
 
 void out_std_flush(void)
 {
-    fflush(stdout);
-    fflush(stderr);
+    errno = 0;
+    note(stdout, fflush(stdout) != 0);
+    errno = 0;
+    note(stderr, fflush(stderr) != 0);
+}
+
+int out_std_check(void)
+{
+    out_std_flush();
+    if (!lost.out_err && ferror(stdout)) /* written by stdio directly (--version) */
+        lost.out_err = EIO;
+    if (lost.out_err && !lost.told) {
+        lost.told = 1;
+        fprintf(stderr, "cuk: cannot write standard output: %s\n", strerror(lost.out_err));
+        fflush(stderr);
+    }
+    return lost.out_err ? -1 : 0;
+}
+
+int out_std_close(void)
+{
+    int rc = out_std_check();
+    errno = 0;
+    if (fclose(stdout) != 0 && rc == 0) { /* a disk full found only now, as NFS may */
+        lost.out_err = errno ? errno : EIO;
+        rc = out_std_check();
+    }
+    return rc || lost.err_lost ? -1 : 0;
 }
 
 static void std_write(void *ud, out_channel ch, const char *s, size_t n) { out_std_write(ch, s, n); }

@@ -34,4 +34,14 @@ FILE *out_tee(void);
 void out_std_write(out_channel ch, const char *s, size_t n);
 void out_std_flush(void);
 
+/* Flush stdout and stderr; 0, or -1 if output to stdout has been lost (a
+ * full disk, a closed descriptor, a pipe nobody reads while SIGPIPE is
+ * ignored). The loss is said on stderr once, the first time it is found:
+ * "cuk: cannot write standard output: WHY". */
+int out_std_check(void);
+/* out_std_check, then close stdout (the last chance for a write to fail):
+ * for the end of the program. -1 also if stderr lost output, which can only
+ * be told by the exit status. */
+int out_std_close(void);
+
 #endif

@@ -20,6 +20,7 @@ typedef enum {
     ARGS_SAVE,      /* NAME "file" */
     ARGS_STRING,    /* "file" */
     ARGS_TOPIC,     /* [any one token] */
+    ARGS_SETTING,   /* [NAME [VALUE]]: VALUE a name or a number */
     ARGS_BENCH,     /* [MODE... ':'] expression */
     ARGS_LADDER,    /* [MODE... ':'] expression for NAME in NUMBER... */
     ARGS_FILE_OR_OFF /* "file" or off */
@@ -50,6 +51,7 @@ typedef enum {
     X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                           \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
+    X(SET, set, NULL, ARGS_SETTING, "set [name [value]]", "list, show or change the kernel variant switches")    \
     X(QUIT, quit, "exit", ARGS_NONE, "quit, exit", "leave cuk (Ctrl-D too)")
 
 #define CMDLIST_ENUM(id, word, alias, shape, usage, summary) CMD_##id,

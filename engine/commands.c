@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -21,6 +22,7 @@
 #include "engine/snapshot.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
+#include "kernels/variants.h"
 
 static const char *arg_text(const stmt *st, int i) { return i < st->narg ? st->arg[i]->text : NULL; }
 
@@ -166,21 +168,18 @@ int cmd_clear(cuk_session *s, const stmt *st)
     return 0;
 }
 
-/* seed N: a literal keeps all its digits (up to 2^53); anything else is
- * evaluated, as a float32 1x1. */
+/* seed N: N is exact below 2^53 (matrix.h), a literal or computed. */
 int cmd_seed(cuk_session *s, const stmt *st)
 {
-    double v = st->expr->num;
-    if (st->expr->kind != AST_NUMBER) {
-        float f;
-        cuk_matrix *m = eval_expr(s, st->expr);
-        if (!m)
-            return -1;
-        v = mat_scalar_value(m, &f) == 0 ? f : -1; /* not a scalar: said below */
-        mat_unref(m);
-    }
-    if (!(v >= 0) || v != floor(v) || v > 9007199254740992.0)
-        return cuk_err_at(st->expr->pos, "seed: expected a whole number >= 0");
+    double v = -1;
+    cuk_matrix *m = eval_expr(s, st->expr);
+    if (!m)
+        return -1;
+    if (mat_scalar_exact(m, &v) != 0)
+        v = -1; /* not a scalar: said below */
+    mat_unref(m);
+    if (!(v >= 0) || v != floor(v) || v >= MAT_EXACT_LIMIT)
+        return cuk_err_at(st->expr->pos, "seed: expected a whole number from 0 to 2^53 - 1");
     s->seed = (uint64_t)v;
     s->draws = 0;
     return 0;
@@ -292,13 +291,13 @@ int cmd_info(cuk_session *s, const stmt *st)
 
 int cmd_kernels(cuk_session *s, const stmt *st)
 {
-    gpu_kernel_row rows[32];
+    gpu_kernel_row rows[64];
     char grid[40], block[40], smem[32];
     if (!mode_on_device(s->mode)) {
         out_printf("mode %s runs on the host: it launches no GPU kernels\n", s->mode->name);
         return 0;
     }
-    int n = gpu_kernel_rows(s->mode, rows, 32);
+    int n = gpu_kernel_rows(s->mode, rows, 64);
     if (n == 0) {
         out_printf("mode %s has launched no kernels yet\n", s->mode->name);
         return 0;
@@ -357,7 +356,61 @@ int cmd_save(cuk_session *s, const stmt *st)
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)
         return cuk_err_at(st->arg[0]->pos, "save: '%s' is not defined", arg_text(st, 0));
-    if (fileio_save(m, arg_text(st, 1)) != 0) {
+    char *path = session_path(s, arg_text(st, 1));
+    int rc = path ? fileio_save(m, path) : -1;
+    free(path);
+    if (rc != 0)
+        cuk_err_locate(st->arg[1]->pos);
+    return rc;
+}
+
+/* One switch in full: what it chooses, what it affects, each value's line,
+ * the current one marked. */
+static void set_show(const variant_switch *sw)
+{
+    int cur = variant_current(sw), width = 0;
+    for (int i = 0; i < sw->nvalues; i++)
+        width = (int)strlen(sw->values[i].value) > width ? (int)strlen(sw->values[i].value) : width;
+    out_printf("%s: %s\n", sw->name, sw->summary);
+    out_printf("  affects %s\n  default %s; * marks the current value\n", sw->affects, sw->values[sw->def].value);
+    for (int i = 0; i < sw->nvalues; i++)
+        out_printf("%c %-*s  %s\n", i == cur ? '*' : ' ', width, sw->values[i].value, sw->values[i].about);
+}
+
+/* Every switch on a line: its value, the values it takes, what it affects. */
+static void set_list(void)
+{
+    char values[64];
+    out_printf("  %-9s %-11s %-20s %s\n", "switch", "value", "values", "affects");
+    for (int i = 0; variant_get(i); i++) {
+        const variant_switch *sw = variant_get(i);
+        size_t n = 0;
+        values[0] = '\0';
+        for (int v = 0; v < sw->nvalues && n < sizeof values; v++)
+            n += (size_t)snprintf(values + n, sizeof values - n, "%s%s", v ? " " : "", sw->values[v].value);
+        out_printf("  %-9s %-11s %-20s %s\n", sw->name, sw->values[variant_current(sw)].value, values, sw->affects);
+    }
+    out_printf("`set NAME` explains a switch, `set NAME VALUE` changes it.\n");
+}
+
+/* set, set NAME, set NAME VALUE: the kernel variants (kernels/variants.h).
+ * Only a setting: it needs no GPU, and a bad name or value changes nothing. */
+int cmd_set(cuk_session *s, const stmt *st)
+{
+    const variant_switch *sw;
+    if (st->narg == 0) {
+        set_list();
+        return 0;
+    }
+    if (!(sw = variant_lookup(arg_text(st, 0)))) {
+        cuk_err_locate(st->arg[0]->pos);
+        return -1;
+    }
+    if (st->narg == 1) {
+        set_show(sw);
+        return 0;
+    }
+    if (variant_set(sw->name, arg_text(st, 1)) != 0) {
         cuk_err_locate(st->arg[1]->pos);
         return -1;
     }

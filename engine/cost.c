@@ -2,11 +2,13 @@
 #include "engine/cost.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/fmt.h"
 #include "engine/host.h"
 #include "engine/snapshot.h"
+#include "kernels/variants.h"
 
 static cost_ceilings given;
 static int use_given;
@@ -110,6 +112,16 @@ const timing_op *cost_main_op(const timing_cmd *c)
     return best;
 }
 
+/* A tiled product reuses each load as many times as its tile is wide: the
+ * `tile` switch's value (the mode row holds the default's). Read when the
+ * record is explained: `set tile` between a product and its `why` is taken
+ * as already in force. */
+static int tile_reuse(const cuk_backend *be)
+{
+    int tile = atoi(variant_value(VAR_TILE));
+    return be->matmul_reuse > 1 && tile > 1 ? tile : be->matmul_reuse;
+}
+
 /* The traffic the kernel's loads ask for, from its access pattern. A
  * product whose every float loaded feeds `reuse` multiply-adds loads
  * 2mnk/reuse floats and writes the result; reuse 0 is a library's
@@ -167,7 +179,7 @@ int cost_explain(const timing_cmd *c, const timing_op *op, const cost_ceilings *
     r->flops = op->flops;
     r->min_bytes = op->bytes;
     r->ms = op->ms;
-    r->reuse = op->mode->matmul_reuse;
+    r->reuse = tile_reuse(op->mode);
     if (!strcmp(op->op, "matmul") && op->count == 1 &&
         sscanf(op->shapes, "%dx%d @ %dx%d", &m, &k, &k2, &n) == 4) {
         r->matmul = 1;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
+#include "base/fmt.h"
 #include "engine/fileerr.h"
 
 /* The REPL may switch to the user's locale (ncurses wants it), where the
@@ -137,6 +138,7 @@ typedef struct {
 static int csv_line(csv_reader *r, const char *s, size_t len)
 {
     long k;
+    char got[48];
 
     if (r->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
         s += 3;                                 /* a UTF-8 byte order mark */
@@ -155,8 +157,8 @@ static int csv_line(csv_reader *r, const char *s, size_t len)
     if (r->lineno == 1)
         r->cols = k;
     else if (k != r->cols)
-        return cuk_err("load: %s: row %ld has %ld values, row 1 has %ld",
-                       r->path, r->lineno, k, r->cols);
+        return cuk_err("load: %s: row %ld has %s, row 1 has %ld", r->path, r->lineno,
+                       fmt_count(got, sizeof got, k, "value"), r->cols);
     else if (r->lineno % 256 == 0)
         return cuk_check_interrupt();
     return 0;

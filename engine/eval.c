@@ -9,28 +9,37 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/fmt.h"
 #include "engine/fileio.h"
 #include "engine/ops.h"
 #include "engine/print.h"
 #include "engine/timereport.h"
 #include "engine/timing.h"
 
-/* How an operand is named in messages: its source text when short
- * ("A", "A'", "B[0:2,:]"), else a generic word. */
-static const char *label(const cuk_session *s, const ast *e, const char *generic, char *buf, size_t cap)
+/* What the user typed for e, in buf; NULL if it is longer than `longest`
+ * or spans lines. */
+static const char *typed(const cuk_session *s, const ast *e, size_t longest, char *buf, size_t cap)
 {
     size_t n = e->end - e->start;
-    if (n == 0 || n > 24 || e->end > s->src->len || memchr(s->src->text + e->start, '\n', n))
-        return generic;
+    if (n == 0 || n > longest || n >= cap || e->end > s->src->len || memchr(s->src->text + e->start, '\n', n))
+        return NULL;
     snprintf(buf, cap, "%.*s", (int)n, s->src->text + e->start);
     return buf;
 }
 
-/* A scalar argument's value; what names the call in messages. */
+/* How an operand is named in messages: its source text when short
+ * ("A", "A'", "B[0:2,:]"), else a generic word. */
+static const char *label(const cuk_session *s, const ast *e, const char *generic, char *buf, size_t cap)
+{
+    const char *t = typed(s, e, 24, buf, cap);
+    return t ? t : generic;
+}
+
+/* A scalar argument's value, exact if it carries one (matrix.h): sizes and
+ * indices never pass through float32. `what` names it in messages. */
 static int scalar_of(cuk_session *s, const ast *e, const char *what, double *out)
 {
     cuk_matrix *m = eval_expr(s, e);
-    float v;
     if (!m)
         return -1;
     if (m->rows != 1 || m->cols != 1) {
@@ -38,10 +47,66 @@ static int scalar_of(cuk_session *s, const ast *e, const char *what, double *out
         mat_unref(m);
         return -1;
     }
-    int rc = mat_scalar_value(m, &v);
+    int rc = mat_scalar_exact(m, out);
     mat_unref(m);
-    *out = v;
     return rc;
+}
+
+/* ---- exact values (matrix.h) ----
+ * Literals, size()'s values, and what + - * /, signs, transposes and
+ * indexing make of them are carried in double precision, so that n - 1 or
+ * size(A)[0, 0] / 2 is the right size or index past 2^24, and n / 2 with n
+ * odd is not a whole number however float32 would round it. */
+
+/* A literal number: carried as typed. */
+static cuk_matrix *number_value(double v) { return mat_exact(1, 1, &v); }
+
+static double exact_op(tk_kind op, double x, double y)
+{
+    return op == TK_PLUS ? x + y : op == TK_MINUS ? x - y : op == TK_STAR ? x * y : x / y;
+}
+
+/* a op b, element by element, in double precision: a and b carry values
+ * and agree in shape or one is 1x1. */
+static cuk_matrix *exact_binary(tk_kind op, const cuk_matrix *a, const cuk_matrix *b)
+{
+    double r[MAT_EXACT_MAX];
+    const cuk_matrix *big = a->nexact >= b->nexact ? a : b;
+    for (int i = 0; i < big->nexact; i++)
+        r[i] = exact_op(op, a->exact[a->nexact == 1 ? 0 : i], b->exact[b->nexact == 1 ? 0 : i]);
+    return mat_exact(big->rows, big->cols, r);
+}
+
+/* m is the block of a at (r0, c0): it carries a's values there. */
+static cuk_matrix *exact_block(cuk_matrix *m, const cuk_matrix *a, int r0, int c0)
+{
+    if (!m || !a->nexact)
+        return m;
+    m->nexact = m->rows * m->cols;
+    for (int i = 0; i < m->nexact; i++)
+        m->exact[i] = a->exact[(size_t)(r0 + i / m->cols) * a->cols + c0 + i % m->cols];
+    return m;
+}
+
+/* m = a': matrices that carry values are vectors, so their order stays. */
+static cuk_matrix *exact_transposed(cuk_matrix *m, const cuk_matrix *a)
+{
+    if (!m || !a->nexact)
+        return m;
+    m->nexact = a->nexact;
+    memcpy(m->exact, a->exact, sizeof m->exact);
+    return m;
+}
+
+/* m = -a */
+static cuk_matrix *exact_negated(cuk_matrix *m, const cuk_matrix *a)
+{
+    if (!m || !a->nexact)
+        return m;
+    m->nexact = a->nexact;
+    for (int i = 0; i < a->nexact; i++)
+        m->exact[i] = -a->exact[i];
+    return m;
 }
 
 /* ---- built-in functions ---- */
@@ -87,8 +152,10 @@ static int dims_of(cuk_session *s, const ast *call, int first, int *rows, int *c
     c = r;
     if (n >= 2 && scalar_of(s, call->kid[first + 1], what, &c) != 0)
         return -1;
+    /* the caret goes under the dimension at fault: the second if the first alone is fine */
+    int at = n >= 2 && mat_check_shape(call->text, r, 1) == 0 ? first + 1 : first;
     if (mat_check_shape(call->text, r, c) != 0) {
-        cuk_err_locate(n >= 1 ? call->kid[first]->pos : call->pos);
+        cuk_err_locate(n >= 1 ? call->kid[at]->pos : call->pos);
         return -1;
     }
     *rows = (int)r;
@@ -155,14 +222,12 @@ static cuk_matrix *fn_transpose(cuk_session *s, const ast *call, const builtin *
     return op_transpose(s->mode, a->m[0]);
 }
 
+/* size(A) is exact (matrix.h): zeros(size(A)[0, 0], 1) has A's rows, past
+ * 2^24 too, and size(A) prints them in full. */
 static cuk_matrix *fn_size(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    cuk_matrix *m = mat_new_host(1, 2);
-    if (m) {
-        m->host[0] = (float)a->m[0]->rows;
-        m->host[1] = (float)a->m[0]->cols;
-    }
-    return m;
+    double v[2] = {a->m[0]->rows, a->m[0]->cols};
+    return mat_exact(1, 2, v);
 }
 
 static int same_or_scalar(const cuk_matrix *a, const cuk_matrix *b)
@@ -219,7 +284,9 @@ static cuk_matrix *fn_dot(cuk_session *s, const ast *call, const builtin *b, cal
 
 static cuk_matrix *fn_load(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
-    cuk_matrix *m = fileio_load(a->file);
+    char *path = session_path(s, a->file);
+    cuk_matrix *m = path ? fileio_load(path) : NULL;
+    free(path);
     if (!m)
         cuk_err_locate(call->kid[0]->pos);
     return m;
@@ -342,7 +409,20 @@ static cuk_matrix *eval_name(cuk_session *s, const ast *e)
     return NULL;
 }
 
-static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
+static cuk_matrix *eval_matmul(cuk_session *s, const ast *e, cuk_matrix *a, cuk_matrix *b)
+{
+    char la[32], lb[32];
+    if (a->cols == b->rows)
+        return op_matmul(s->mode, a, b);
+    cuk_err_at(e->pos, "matmul: nonconformant operands (%s is %dx%d, %s is %dx%d)",
+               label(s, e->kid[0], "left", la, sizeof la), a->rows, a->cols,
+               label(s, e->kid[1], "right", lb, sizeof lb), b->rows, b->cols);
+    return NULL;
+}
+
+/* a + b, a - b, a * b, a / b: in double precision on values carried
+ * exactly (matrix.h), else elementwise in float32 by the mode. */
+static cuk_matrix *eval_arith(cuk_session *s, const ast *e, cuk_matrix *a, cuk_matrix *b)
 {
     static const struct {
         tk_kind tok;
@@ -350,139 +430,174 @@ static cuk_matrix *eval_binary(cuk_session *s, const ast *e)
         const char *what;
     } ew[] = {{TK_PLUS, CUK_EW_ADD, "add"}, {TK_MINUS, CUK_EW_SUB, "subtract"},
               {TK_STAR, CUK_EW_MUL, "multiply"}, {TK_SLASH, CUK_EW_DIV, "divide"}};
-    char la[32], lb[32];
-    cuk_matrix *a = eval_expr(s, e->kid[0]), *b = a ? eval_expr(s, e->kid[1]) : NULL, *m = NULL;
-    if (!b) {
-        mat_unref(a);
+    if (a->nexact && b->nexact && same_or_scalar(a, b))
+        return exact_binary(e->op, a, b);
+    for (size_t i = 0; i < sizeof ew / sizeof ew[0]; i++)
+        if (ew[i].tok == e->op)
+            return ewise_checked(s, e, ew[i].op, ew[i].what, e->kid[0], a, e->kid[1], b);
+    cuk_err_at(e->pos, "internal error: unexpected operator %s", lex_describe(e->op));
+    return NULL;
+}
+
+/* a OP kid[1]: a is the value of the left operand, evaluated already. */
+static cuk_matrix *eval_binary(cuk_session *s, const ast *e, cuk_matrix *a)
+{
+    cuk_matrix *b = eval_expr(s, e->kid[1]), *m;
+    if (!b)
         return NULL;
-    }
-    if (e->op == TK_AT) {
-        if (a->cols == b->rows)
-            m = op_matmul(s->mode, a, b);
-        else
-            cuk_err_at(e->pos, "matmul: nonconformant operands (%s is %dx%d, %s is %dx%d)",
-                       label(s, e->kid[0], "left", la, sizeof la), a->rows, a->cols,
-                       label(s, e->kid[1], "right", lb, sizeof lb), b->rows, b->cols);
-    } else {
-        for (size_t i = 0; i < sizeof ew / sizeof ew[0]; i++)
-            if (ew[i].tok == e->op)
-                m = ewise_checked(s, e, ew[i].op, ew[i].what, e->kid[0], a, e->kid[1], b);
-    }
-    mat_unref(a);
+    m = e->op == TK_AT ? eval_matmul(s, e, a, b) : eval_arith(s, e, a, b);
     mat_unref(b);
     return m;
 }
 
-/* An index value: a whole number, negative counting from the end. */
-static int index_value(cuk_session *s, const ast *e, int n, int clamp, int *out)
+/* An index or a slice bound: a whole number (exact: matrix.h), checked
+ * here, before anything converts it to an int. */
+static int index_value(cuk_session *s, const ast *e, double *out)
+{
+    char got[40];
+    if (scalar_of(s, e, "an index", out) != 0)
+        return -1;
+    if (!isfinite(*out) || *out != floor(*out))
+        return cuk_err_at(e->pos, "indices must be whole numbers (got %s)", fmt_number(got, sizeof got, *out));
+    return 0;
+}
+
+/* One position along a dimension of n; negative counts from the end. */
+static int resolve_position(cuk_session *s, const ast *ix, int n, const char *noun, const char *what, int *at)
+{
+    char got[40], has[48];
+    double v;
+    if (index_value(s, ix, &v) != 0)
+        return -1;
+    if (v < -n || v >= n)
+        return cuk_err_at(ix->pos, "index %s is out of bounds: %s has %s (valid indices %d to %d)",
+                          fmt_number(got, sizeof got, v), what, fmt_count(has, sizeof has, n, noun), -n, n - 1);
+    *at = (int)(v < 0 ? v + n : v);
+    return 0;
+}
+
+/* A slice bound: negative counts from the end, and past either end it
+ * stops there, as in NumPy. */
+static int slice_bound(cuk_session *s, const ast *e, int n, int *out)
 {
     double v;
-    if (scalar_of(s, e, "an index", &v) != 0)
+    if (index_value(s, e, &v) != 0)
         return -1;
-    if (v != floor(v))
-        return cuk_err_at(e->pos, "indices must be whole numbers (got %g)", v);
     if (v < 0)
         v += n;
-    if (clamp)
-        v = v < 0 ? 0 : v > n ? n : v;
-    *out = (int)v;
+    *out = v < 0 ? 0 : v > n ? n : (int)v;
     return 0;
+}
+
+/* lo:hi along a dimension of n; the message about an empty one shows the
+ * bounds as the user typed them (as resolved only if that is too long). */
+static int resolve_range(cuk_session *s, const ast *ix, int n, const char *noun, const char *what, int *lo,
+                         int *count)
+{
+    char text[72], has[48];
+    int hi = n;
+    *lo = 0;
+    if (ix->kid[0] && slice_bound(s, ix->kid[0], n, lo) != 0)
+        return -1;
+    if (ix->kid[1] && slice_bound(s, ix->kid[1], n, &hi) != 0)
+        return -1;
+    if (hi > *lo) {
+        *count = hi - *lo;
+        return 0;
+    }
+    if (!typed(s, ix, 64, text, sizeof text))
+        snprintf(text, sizeof text, "%d:%d", *lo, hi);
+    return cuk_err_at(ix->pos, "empty slice %s of %s (%s): cuk has no empty matrices", text, what,
+                      fmt_count(has, sizeof has, n, noun));
 }
 
 /* Resolve one index (a position or lo:hi) against a dimension of size n. */
 static int resolve_index(cuk_session *s, const ast *ix, int n, int axis, const char *what, int *lo, int *count)
 {
-    if (ix->kind != AST_RANGE) {
-        if (index_value(s, ix, n, 0, lo) != 0)
-            return -1;
-        if (*lo < 0 || *lo >= n)
-            return cuk_err_at(ix->pos, "index out of bounds: %s has %d %s (valid indices %d to %d)", what, n,
-                              axis ? "columns" : "rows", -n, n - 1);
-        *count = 1;
-        return 0;
-    }
-    int hi = n;
-    *lo = 0;
-    if (ix->kid[0] && index_value(s, ix->kid[0], n, 1, lo) != 0)
-        return -1;
-    if (ix->kid[1] && index_value(s, ix->kid[1], n, 1, &hi) != 0)
-        return -1;
-    if (hi <= *lo)
-        return cuk_err_at(ix->pos, "empty slice %d:%d of %s (%d %s): cuk has no empty matrices", *lo, hi, what, n,
-                          axis ? "columns" : "rows");
-    *count = hi - *lo;
-    return 0;
+    const char *noun = axis ? "column" : "row";
+    if (ix->kind == AST_RANGE)
+        return resolve_range(s, ix, n, noun, what, lo, count);
+    *count = 1;
+    return resolve_position(s, ix, n, noun, what, lo);
 }
 
-static cuk_matrix *eval_index(cuk_session *s, const ast *e)
+/* a[kid[1]] or a[kid[1], kid[2]]: a is the value of kid[0], evaluated already. */
+static cuk_matrix *eval_index(cuk_session *s, const ast *e, cuk_matrix *a)
 {
     char lbl[32];
-    cuk_matrix *a = eval_expr(s, e->kid[0]), *m = NULL;
-    int r0, nr, c0 = 0, nc;
-    if (!a)
-        return NULL;
+    int r0, nr, c0 = 0, nc = a->cols;
     const char *what = label(s, e->kid[0], "the matrix", lbl, sizeof lbl);
-    nc = a->cols;
-    if (resolve_index(s, e->kid[1], a->rows, 0, what, &r0, &nr) == 0 &&
-        (e->nkid < 3 || resolve_index(s, e->kid[2], a->cols, 1, what, &c0, &nc) == 0)) {
-        if (nr == a->rows && nc == a->cols)
-            m = mat_ref(a); /* the whole matrix: share it, values never change */
-        else
-            m = op_slice(s->mode, a, r0, nr, c0, nc);
-    }
-    mat_unref(a);
-    return m;
+    if (resolve_index(s, e->kid[1], a->rows, 0, what, &r0, &nr) != 0 ||
+        (e->nkid == 3 && resolve_index(s, e->kid[2], a->cols, 1, what, &c0, &nc) != 0))
+        return NULL;
+    if (nr == a->rows && nc == a->cols)
+        return mat_ref(a); /* the whole matrix: share it, values never change */
+    return exact_block(op_slice(s->mode, a, r0, nr, c0, nc), a, r0, c0);
 }
 
-/* A literal whose elements are all 1x1 is built on the host directly. */
+/* A literal whose elements are all 1x1 is built on the host directly; if
+ * they all carry values and are few ([m n]), so does the literal. */
 static cuk_matrix *literal_of_scalars(const ast *e, cuk_matrix **v, int rows, int cols)
 {
+    size_t n = (size_t)rows * (size_t)cols;
+    int exact = n <= MAT_EXACT_MAX;
     cuk_matrix *m = mat_new_host(rows, cols);
-    for (int i = 0; m && i < rows * cols; i++) {
+    for (size_t i = 0; m && i < n; i++) {
         if (mat_scalar_value(v[i], &m->host[i]) != 0) {
             mat_unref(m);
-            m = NULL;
+            return NULL;
         }
+        exact = exact && v[i]->nexact;
     }
+    for (size_t i = 0; m && exact && i < n; i++)
+        m->exact[m->nexact++] = v[i]->exact[0];
     return m;
 }
 
 /* Place each element of a literal: rows side by side must share a height,
- * stacked rows must share a width. */
+ * stacked rows must share a width. Totals are 64-bit: many wide blocks
+ * ([A A ... A]) may pass any int before the shape is checked. */
 static int literal_layout(cuk_session *s, const ast *e, cuk_matrix **v, op_block *blk, int *rows, int *cols)
 {
-    int k = 0, top = 0, width = -1;
+    char sa[48], sb[48];
+    int64_t top = 0, width = -1;
+    size_t k = 0;
     for (int r = 0; r < e->nkid; r++) {
         const ast *row = e->kid[r];
-        int h = v[k]->rows, w = 0;
+        int h = v[k]->rows;
+        int64_t w = 0;
         for (int j = 0; j < row->nkid; j++, k++) {
             if (v[k]->rows != h)
-                return cuk_err_at(row->kid[j]->pos, "horizontal dimensions mismatch (%dx%d vs %dx%d)", h, w,
-                                  v[k]->rows, v[k]->cols);
+                return cuk_err_at(row->kid[j]->pos, "horizontal dimensions mismatch (%s vs %s)",
+                                  fmt_shape(sa, sizeof sa, h, w), fmt_shape(sb, sizeof sb, v[k]->rows, v[k]->cols));
             blk[k].m = v[k];
-            blk[k].row = top;
-            blk[k].col = w;
+            blk[k].row = (size_t)top;
+            blk[k].col = (size_t)w;
             w += v[k]->cols;
         }
         if (width >= 0 && w != width)
-            return cuk_err_at(row->pos, "vertical dimensions mismatch (%dx%d vs %dx%d)", top, width, h, w);
+            return cuk_err_at(row->pos, "vertical dimensions mismatch (%s vs %s)", fmt_shape(sa, sizeof sa, top, width),
+                              fmt_shape(sb, sizeof sb, h, w));
         width = w;
         top += h;
     }
-    *rows = top;
-    *cols = width;
-    return mat_check_shape("matrix literal", top, width);
+    if (mat_check_shape("matrix literal", (double)top, (double)width) != 0)
+        return -1;
+    *rows = (int)top;
+    *cols = (int)width;
+    return 0;
 }
 
 static cuk_matrix *eval_literal(cuk_session *s, const ast *e)
 {
-    int n = 0, all_scalar = 1, rows = 0, cols = 0;
+    int all_scalar = 1, rows = 0, cols = 0;
+    size_t n = 0, k = 0;
     for (int r = 0; r < e->nkid; r++)
-        n += e->kid[r]->nkid;
-    cuk_matrix **v = calloc((size_t)n, sizeof *v);
-    op_block *blk = calloc((size_t)n, sizeof *blk);
+        n += (size_t)e->kid[r]->nkid;
+    cuk_matrix **v = calloc(n, sizeof *v);
+    op_block *blk = calloc(n, sizeof *blk);
     cuk_matrix *m = NULL;
-    int k = 0, ok = v && blk;
+    int ok = v && blk;
     if (!ok)
         cuk_err("out of host memory");
     for (int r = 0; ok && r < e->nkid; r++)
@@ -492,39 +607,25 @@ static cuk_matrix *eval_literal(cuk_session *s, const ast *e)
         }
     if (ok && literal_layout(s, e, v, blk, &rows, &cols) == 0)
         m = all_scalar ? literal_of_scalars(e, v, rows, cols) : op_concat(s->mode, blk, n, rows, cols);
-    for (int i = 0; v && i < n; i++)
+    for (size_t i = 0; v && i < n; i++)
         mat_unref(v[i]);
     free(v);
     free(blk);
     return m;
 }
 
+/* A node that is not a link of a chain (below). */
 static cuk_matrix *eval_node(cuk_session *s, const ast *e)
 {
-    cuk_matrix *a, *m;
     switch (e->kind) {
     case AST_NUMBER:
-        return mat_scalar((float)e->num);
+        return number_value(e->num);
+    case AST_NEGATE: /* of a number: a negative literal is a value, not an operation */
+        return number_value(-e->kid[0]->num);
     case AST_NAME:
         return eval_name(s, e);
     case AST_CALL:
         return eval_call(s, e);
-    case AST_BINARY:
-        return eval_binary(s, e);
-    case AST_NEGATE:
-        if (e->kid[0]->kind == AST_NUMBER) /* a negative literal is a value, not an operation */
-            return mat_scalar(-(float)e->kid[0]->num);
-        a = eval_expr(s, e->kid[0]);
-        m = a ? op_unary(s->mode, CUK_UN_NEG, a) : NULL;
-        mat_unref(a);
-        return m;
-    case AST_TRANSPOSE:
-        a = eval_expr(s, e->kid[0]);
-        m = a ? op_transpose(s->mode, a) : NULL;
-        mat_unref(a);
-        return m;
-    case AST_INDEX:
-        return eval_index(s, e);
     case AST_MATRIX:
         return eval_literal(s, e);
     case AST_STRING:
@@ -536,13 +637,75 @@ static cuk_matrix *eval_node(cuk_session *s, const ast *e)
     }
 }
 
+/* ---- chains ----
+ * Operators, signs, transposes and indexing start from the value of their
+ * kid[0]. A line such as 1+1+...+1 or A'''... is a chain of them as long as
+ * the line, so a chain is walked with a loop: only brackets nest the
+ * evaluator's recursion, and the parser bounds them (PARSE_MAX_DEPTH). */
+static int is_link(const ast *e)
+{
+    switch (e->kind) {
+    case AST_BINARY:
+    case AST_TRANSPOSE:
+    case AST_INDEX:
+        return 1;
+    case AST_NEGATE:
+        return e->kid[0]->kind != AST_NUMBER;
+    default:
+        return 0;
+    }
+}
+
+/* Apply link e to a, the value of its kid[0]; takes a's reference. */
+static cuk_matrix *eval_link(cuk_session *s, const ast *e, cuk_matrix *a)
+{
+    cuk_matrix *m;
+    if (cuk_check_interrupt() != 0)
+        m = NULL;
+    else if (e->kind == AST_BINARY)
+        m = eval_binary(s, e, a);
+    else if (e->kind == AST_INDEX)
+        m = eval_index(s, e, a);
+    else if (e->kind == AST_NEGATE)
+        m = exact_negated(op_unary(s->mode, CUK_UN_NEG, a), a);
+    else
+        m = exact_transposed(op_transpose(s->mode, a), a);
+    mat_unref(a);
+    return m;
+}
+
+/* The links from e down to the first node that is not one (*leaf), in a
+ * new array, innermost first; their number in *n. NULL if out of memory. */
+static const ast **chain_of(const ast *e, size_t *n, const ast **leaf)
+{
+    const ast *x;
+    size_t k = 0;
+    for (x = e; is_link(x); x = x->kid[0])
+        k++;
+    *leaf = x;
+    *n = k;
+    const ast **links = malloc((k ? k : 1) * sizeof *links);
+    for (x = e; links && k > 0; x = x->kid[0])
+        links[--k] = x;
+    return links;
+}
+
 cuk_matrix *eval_expr(cuk_session *s, const ast *e)
 {
-    if (cuk_check_interrupt() != 0)
-        return NULL;
-    cuk_matrix *m = eval_node(s, e);
+    const ast *leaf;
+    size_t n;
+    const ast **links = chain_of(e, &n, &leaf);
+    cuk_matrix *m = NULL;
+    if (!links)
+        cuk_err("out of host memory");
+    else if (cuk_check_interrupt() == 0)
+        m = eval_node(s, leaf);
     if (!m)
-        cuk_err_locate(e->pos);
+        cuk_err_locate(leaf->pos);
+    for (size_t i = 0; m && i < n; i++)
+        if (!(m = eval_link(s, links[i], m)))
+            cuk_err_locate(links[i]->pos);
+    free((void *)links);
     return m;
 }
 

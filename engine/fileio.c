@@ -1,8 +1,11 @@
 /* fileio.c - loading and saving matrices (see fileio.h): the format by the
- * file name's extension, the atomic save, and errors that name the file. */
+ * file name's extension, and the atomic save (a temporary beside the file,
+ * renamed over it; links followed; signals held off while it exists). */
 #include "engine/fileio.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,21 +38,116 @@ static file_format format_of(const char *path)
     return FMT_NONE;
 }
 
-/* ----------------------------------------------------------------- errors */
-
 /* ----------------------------------------------------------------- saving */
 
+/* name as seen from the folder that holds path: "d/link" and "t.npy" ->
+ * "d/t.npy"; an absolute name as it is. A new string, or NULL. */
+static char *beside(const char *path, const char *name)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = name[0] == '/' || !slash ? 0 : (int)(slash - path) + 1;
+    size_t n = (size_t)dirlen + strlen(name) + 1;
+    char *p = malloc(n);
+
+    if (p)
+        snprintf(p, n, "%.*s%s", dirlen, path, name);
+    return p;
+}
+
+/* The file that path names once symbolic links are followed, as open()
+ * follows them: a save replaces the link's target and the link stays a
+ * link, as NumPy's does (a dangling link's target is created). A new
+ * string; NULL with errno set. */
+static char *follow_links(const char *path)
+{
+    char *p = strdup(path);
+    for (int hops = 0; p; hops++) {
+        struct stat st;
+        char target[PATH_MAX];
+        ssize_t n = -1;
+        int err = hops == 40 ? ELOOP : 0;     /* the limit the kernel sets */
+        if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+            return p;             /* not there yet, or the file itself */
+        if (!err && (n = readlink(p, target, sizeof target)) < 0)
+            err = errno;
+        else if (n == (ssize_t)sizeof target)
+            err = ENAMETOOLONG;
+        if (err) {
+            free(p);
+            errno = err;
+            return NULL;
+        }
+        target[n] = '\0';
+        char *next = beside(p, target);
+        free(p);
+        p = next;
+    }
+    return NULL;
+}
+
 /* A hidden temporary name beside path: "dir/a.npy" -> "dir/.a.npy.XXXXXX"
- * for mkstemp. Same directory, so that rename is atomic. */
+ * for mkstemp. Same folder, so that rename is atomic. A long name is cut
+ * (at a character's start) so that the temporary's still fits NAME_MAX. */
 static char *temp_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    char *t = malloc(strlen(path) + 9);
+    const char *base = path + dirlen;
+    size_t keep = strlen(base);
+    char *t;
 
+    if (keep > NAME_MAX - 8) {
+        keep = NAME_MAX - 8;
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    t = malloc(dirlen + keep + 9);
     if (t)
-        sprintf(t, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+        sprintf(t, "%.*s.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
     return t;
+}
+
+/* While a save's temporary file exists, the signals that end cuk (or at the
+ * prompt cancel the command) are caught instead: the writer stops at its
+ * next interrupt check, the temporary goes, and only then does the signal
+ * do what it would have done. So neither Ctrl-C nor a kill leaves a
+ * ".a.npy.XXXXXX" behind. (SIGKILL can't be caught; nothing helps there.) */
+static const int save_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define SAVE_NSIG ((int)(sizeof save_signals / sizeof save_signals[0]))
+
+static volatile sig_atomic_t save_caught;
+
+static void on_save_signal(int sig)
+{
+    save_caught = sig;
+    cuk_interrupted = 1;      /* the writer polls this (cuk_check_interrupt) */
+}
+
+/* Catch the signals not ignored; old gets the dispositions to put back. */
+static void guard_begin(struct sigaction *old)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_save_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    save_caught = 0;
+    for (int i = 0; i < SAVE_NSIG; i++)
+        if (sigaction(save_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(save_signals[i], &sa, NULL);
+}
+
+/* Put the dispositions back, then deliver a signal caught meanwhile: by
+ * default it ends cuk with the signal's status; at the prompt the REPL's
+ * handler takes it. */
+static void guard_end(const struct sigaction *old)
+{
+    for (int i = 0; i < SAVE_NSIG; i++)
+        if (old[i].sa_handler != SIG_IGN)
+            sigaction(save_signals[i], &old[i], NULL);
+    if (save_caught)
+        raise(save_caught);
 }
 
 /* Permissions for the new file: an existing file's own (saving over it
@@ -109,6 +207,8 @@ static int write_over(char *tmp, const char *path, file_format fmt, const cuk_ma
     if (fd < 0)
         return fileerr_errno();
     rc = write_temp(fd, path, fmt, m, x);
+    if (rc == 0 && cuk_interrupted)   /* a signal in the last stretch: keep the old file */
+        rc = cuk_err_cancel();
     if (rc == 0 && rename(tmp, path) != 0)
         rc = fileerr_errno();
     if (rc != 0)
@@ -116,11 +216,28 @@ static int write_over(char *tmp, const char *path, file_format fmt, const cuk_ma
     return rc;
 }
 
+/* Save to file, the path with its links followed; 0, errno, or -1 with the
+ * error set. */
+static int save_to(const char *file, file_format fmt, const cuk_matrix *m, const float *x)
+{
+    struct sigaction old[SAVE_NSIG];
+    char *tmp = temp_name(file);
+    int rc;
+
+    if (!tmp)
+        return ENOMEM;
+    guard_begin(old);
+    rc = write_over(tmp, file, fmt, m, x);
+    guard_end(old);
+    free(tmp);
+    return rc;
+}
+
 int fileio_save(cuk_matrix *m, const char *path)
 {
     file_format fmt = format_of(path);
     const float *x;
-    char *tmp;
+    char *file;
     int rc;
 
     if (fmt == FMT_NONE)
@@ -128,11 +245,9 @@ int fileio_save(cuk_matrix *m, const char *path)
     x = mat_host(m);
     if (!x)
         return fileerr_wrap("save", path);
-    tmp = temp_name(path);
-    if (!tmp)
-        return cuk_err("save: %s: out of memory", path);
-    rc = write_over(tmp, path, fmt, m, x);
-    free(tmp);
+    file = follow_links(path);
+    rc = file ? save_to(file, fmt, m, x) : fileerr_errno();
+    free(file);
     if (rc > 0)
         return cuk_err("save: cannot write '%s': %s", path, strerror(rc));
     return rc;

@@ -41,6 +41,7 @@ static const char help_files[] =
     "  A = load(\"a.npy\")  .npy float32/float64, C or Fortran order; or .csv\n"
     "  run \"script.cuk\"   run a script in this session\n"
     "saving writes a temporary file and renames it: a failed save never leaves half a file.\n"
+    "in a script file, file names are relative to the script's folder.\n"
     "\n"
     "scripts: cuk FILE.cuk, cuk < FILE, ... | cuk, cuk -e 'stmts'; a #! first line is\n"
     "ignored. A script stops at the first error, printing FILE:LINE:COL, and exits with 1.\n";

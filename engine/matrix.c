@@ -25,16 +25,22 @@ size_t mat_host_total(void) { return host_total; }
 
 int mat_check_shape(const char *what, double rows, double cols)
 {
-    char sz[32];
+    char r[40], c[40];
+    fmt_number(r, sizeof r, rows);
+    fmt_number(c, sizeof c, cols);
     if (!isfinite(rows) || !isfinite(cols) || rows != floor(rows) || cols != floor(cols))
-        return cuk_err("%s: dimensions must be whole numbers (got %g and %g)", what, rows, cols);
+        return cuk_err("%s: dimensions must be whole numbers (got %s and %s)", what, r, c);
     if (rows < 1 || cols < 1)
-        return cuk_err("%s: dimensions must be at least 1 (got %gx%g): cuk has no empty matrices",
-                       what, rows, cols);
-    double bytes = rows * cols * (double)sizeof(float);
-    if (rows > MAT_MAX_DIM || cols > MAT_MAX_DIM || bytes > (double)(SIZE_MAX / 4))
-        return cuk_err("%s: %gx%g is too large (%s)", what, rows, cols, fmt_bytes(sz, sizeof sz, bytes));
+        return cuk_err("%s: dimensions must be at least 1 (got %sx%s): cuk has no empty matrices", what, r, c);
+    if (rows > MAT_MAX_DIM || cols > MAT_MAX_DIM)
+        return cuk_err("%s: %sx%s is too large (at most %ld rows and %ld columns)", what, r, c, MAT_MAX_DIM,
+                       MAT_MAX_DIM);
     return 0;
+}
+
+int mat_whole(double v)
+{
+    return v == floor(v) && fabs(v) < MAT_EXACT_LIMIT;
 }
 
 /* MemAvailable from /proc/meminfo in bytes, or 0 if unknown. Large host
@@ -113,6 +119,27 @@ cuk_matrix *mat_scalar(float v)
     if (m)
         m->host[0] = v;
     return m;
+}
+
+cuk_matrix *mat_exact(int rows, int cols, const double *v)
+{
+    cuk_matrix *m = mat_new_host(rows, cols);
+    if (!m)
+        return NULL;
+    m->nexact = rows * cols;
+    for (int i = 0; i < m->nexact; i++) {
+        m->exact[i] = v[i];
+        m->host[i] = (float)v[i];
+    }
+    return m;
+}
+
+int mat_exact_whole(const cuk_matrix *m)
+{
+    for (int i = 0; i < m->nexact; i++)
+        if (!mat_whole(m->exact[i]))
+            return 0;
+    return m->nexact > 0;
 }
 
 cuk_matrix *mat_ref(cuk_matrix *m)
@@ -201,6 +228,19 @@ int mat_scalar_value(cuk_matrix *m, float *out)
     if (!h)
         return -1;
     *out = h[0];
+    return 0;
+}
+
+int mat_scalar_exact(cuk_matrix *m, double *out)
+{
+    float f = 0;
+    if (m->nexact == 1) {
+        *out = m->exact[0];
+        return 0;
+    }
+    if (mat_scalar_value(m, &f) != 0)
+        return -1;
+    *out = f;
     return 0;
 }
 

@@ -3,7 +3,17 @@
  *
  * Matrices are immutable once built: every operation makes a new one. So a
  * host copy and a device copy, once made, stay in sync for good, and sharing
- * one matrix under several names (B = A) is a reference count, not a copy. */
+ * one matrix under several names (B = A) is a reference count, not a copy.
+ *
+ * Sizes, indices and seeds must not pass through float32: past 2^24 it
+ * skips whole numbers (16777217 is stored as 16777216) and makes some
+ * fractions whole (16777217.5 is stored as 16777218). So a matrix of at
+ * most MAT_EXACT_MAX elements made from literals, size() and the operators
+ * + - * /, signs, transposes and indexing on those carries its values in
+ * double precision too (exact[]): whole numbers below 2^53 are exact there.
+ * A use as a size, an index or a seed reads them (mat_scalar_exact), and
+ * printing shows whole ones in full; float32 arithmetic (the kernels) uses
+ * the float values, these rounded, as for any value. */
 #ifndef CUK_MATRIX_H
 #define CUK_MATRIX_H
 
@@ -14,26 +24,44 @@
 
 struct pool_block;
 
+/* size() gives two values; a literal such as [m n] keeps as many. */
+#define MAT_EXACT_MAX 2
+/* Whole numbers are exact strictly inside +-2^53: there a double holds each
+ * of them, and a literal's digits were not rounded when it was read. */
+#define MAT_EXACT_LIMIT 9007199254740992.0
+
 typedef struct cuk_matrix {
     int refs;
     int rows, cols;
     float *host;                 /* NULL until a host copy exists */
     struct pool_block *dev;      /* NULL until a device copy exists */
+    int nexact;                  /* 0, or rows*cols: exact[] holds every element */
+    double exact[MAT_EXACT_MAX];
 } cuk_matrix;
 
-/* Largest dimension and element count cuk accepts (kernels index with int
- * per dimension and size_t overall). */
+/* Largest dimension cuk accepts (kernels take int dimensions and index
+ * with size_t; rows*cols*4 bytes then always fits a size_t, and memory is
+ * what limits the element count). */
 #define MAT_MAX_DIM 2147483647L
 
-/* Check a requested shape; 0, or -1 with a message naming `what`
- * ("rand: dimensions must be at least 1 (got 0x3)"). */
+/* Check a requested shape, as typed (exact, see above); 0, or -1 with a
+ * message naming `what` ("rand: dimensions must be at least 1 (got 0x3)").
+ * After it, (int)rows and (int)cols are safe. */
 int mat_check_shape(const char *what, double rows, double cols);
+
+/* Whether v is a whole number a double holds exactly (|v| < 2^53). */
+int mat_whole(double v);
 
 /* A new matrix with uninitialised storage where `be` keeps its buffers
  * (host for cpu/blas, device for GPU modes); NULL with the error set. */
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols);
 cuk_matrix *mat_new_host(int rows, int cols);
 cuk_matrix *mat_scalar(float v);
+/* A host matrix of rows x cols (at most MAT_EXACT_MAX elements) carrying
+ * the values v; its floats are v rounded. */
+cuk_matrix *mat_exact(int rows, int cols, const double *v);
+/* Whether m carries values and all are mat_whole: printing shows them. */
+int mat_exact_whole(const cuk_matrix *m);
 
 cuk_matrix *mat_ref(cuk_matrix *m);
 void mat_unref(cuk_matrix *m);
@@ -53,6 +81,9 @@ int mat_read(cuk_matrix *m, size_t first, size_t n, float *dst);
 
 /* The matrix's value if it is 1x1 (downloading it if needed). */
 int mat_scalar_value(cuk_matrix *m, float *out);
+/* The same as a double: the carried value when there is one. What reads a
+ * size, an index or a seed reads this. */
+int mat_scalar_exact(cuk_matrix *m, double *out);
 
 /* "host", "device" or "host+device". */
 const char *mat_where(const cuk_matrix *m);

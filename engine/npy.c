@@ -328,34 +328,39 @@ static int npy_read_header(FILE *fp, const char *path, npy_header *h, long long 
 }
 
 /* NumPy's name for a dtype descr such as "<i8" (int64), for messages. */
+/* The dtype's name as NumPy gives it (np.dtype(descr).name): "int64",
+ * "complex64", "bool", "object", "str160", "bytes40", "datetime64[ns]",
+ * "void64"; the descr itself, quoted, when it is none of those. */
 static void dtype_name(const npy_header *h, char *out, size_t cap)
 {
-    const char *d = h->descr;
+    const char *d = h->descr, *unit;
     const char *kind;
-    int bytes;
+    int count, bits_per;
 
     if (h->structured) {
-        snprintf(out, cap, "structured records");
+        snprintf(out, cap, "void (structured records)");
         return;
     }
     if (*d == '<' || *d == '>' || *d == '|' || *d == '=')
         d++;
-    bytes = atoi(d + (*d != '\0'));
+    count = atoi(d + (*d != '\0'));
+    unit = strchr(d, '[');
     switch (*d) {
-    case 'f': kind = "float"; break;
-    case 'i': kind = "int"; break;
-    case 'u': kind = "uint"; break;
-    case 'c': kind = "complex"; break;
+    case 'f': kind = "float", bits_per = 8; break;
+    case 'i': kind = "int", bits_per = 8; break;
+    case 'u': kind = "uint", bits_per = 8; break;
+    case 'c': kind = "complex", bits_per = 8; break;
+    case 'U': kind = "str", bits_per = 32; break;   /* UCS-4: 4 bytes a character */
+    case 'S': case 'a': kind = "bytes", bits_per = 8; break;
+    case 'V': kind = "void", bits_per = 8; break;
     case 'b': snprintf(out, cap, "bool"); return;
-    case 'O': snprintf(out, cap, "Python object"); return;
-    case 'U': snprintf(out, cap, "unicode string"); return;
-    case 'S': case 'a': snprintf(out, cap, "byte string"); return;
-    case 'M': snprintf(out, cap, "datetime64"); return;
-    case 'm': snprintf(out, cap, "timedelta64"); return;
-    default: kind = NULL; break;
+    case 'O': snprintf(out, cap, "object"); return;
+    case 'M': snprintf(out, cap, "datetime64%s", unit ? unit : ""); return;
+    case 'm': snprintf(out, cap, "timedelta64%s", unit ? unit : ""); return;
+    default: kind = NULL, bits_per = 0; break;
     }
-    if (kind && bytes > 0 && bytes <= 64)
-        snprintf(out, cap, "%s%d", kind, bytes * 8);
+    if (kind && count > 0 && count <= 1 << 20)
+        snprintf(out, cap, "%s%d", kind, count * bits_per);
     else
         snprintf(out, cap, "'%s'", h->descr);
 }

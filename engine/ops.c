@@ -42,8 +42,9 @@ static const char *shape2(char *buf, size_t cap, const cuk_matrix *a, const char
     return buf;
 }
 
-/* Where a result made by mat_new(be, ...) keeps its data. */
-static float *out_data(cuk_matrix *m, const cuk_backend *be) { return mode_on_device(be) ? m->dev->ptr : m->host; }
+/* Where a result made by mat_new(be, ...) keeps its data (already there:
+ * nothing is copied). */
+static float *out_data(cuk_matrix *m, const cuk_backend *be) { return mat_data(m, be); }
 
 /* Close a timed kernel call: the result, or NULL if the kernel failed. */
 static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const char *op, const char *shapes,
@@ -218,10 +219,10 @@ cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c
     return finish(be, c, rc, "slice", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));
 }
 
-cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks, int rows, int cols)
+cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, size_t nblocks, int rows, int cols)
 {
     char sh[32];
-    for (int i = 0; i < nblocks; i++) /* move every block first, so the copies are the only timed work */
+    for (size_t i = 0; i < nblocks; i++) /* move every block first, so the copies are the only timed work */
         if (!mat_data(blocks[i].m, be))
             return NULL;
     cuk_matrix *c = start(be, rows, cols);
@@ -229,9 +230,9 @@ cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks
         return NULL;
     float *dst = out_data(c, be);
     int rc = 0;
-    for (int i = 0; i < nblocks && rc == 0; i++) {
+    for (size_t i = 0; i < nblocks && rc == 0; i++) {
         cuk_matrix *m = blocks[i].m;
-        rc = be->ops.copy2d(dst + (size_t)blocks[i].row * cols + blocks[i].col, (size_t)cols, mat_data(m, be),
+        rc = be->ops.copy2d(dst + blocks[i].row * (size_t)cols + blocks[i].col, (size_t)cols, mat_data(m, be),
                         (size_t)m->cols, m->rows, m->cols);
     }
     return finish(be, c, rc, "concat", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));

@@ -25,8 +25,8 @@ cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c
 /* One block of a concatenation: where it goes in the result. */
 typedef struct {
     cuk_matrix *m;
-    int row, col;
+    size_t row, col;
 } op_block;
-cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, int nblocks, int rows, int cols);
+cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, size_t nblocks, int rows, int cols);
 
 #endif

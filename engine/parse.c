@@ -7,8 +7,6 @@
 
 #include "base/error.h"
 
-#define MAX_NEST 200
-
 typedef enum { CTX_PAREN, CTX_LITERAL, CTX_INDEX } ctx_kind;
 
 typedef struct {
@@ -16,10 +14,9 @@ typedef struct {
     const token *tok;
     size_t ntok, i;
     arena *a;
-    ctx_kind ctx[MAX_NEST];
-    const token *opener[MAX_NEST];
-    int depth;
-    int nest;          /* recursion depth, bounded so hostile input can't overflow the stack */
+    ctx_kind ctx[PARSE_MAX_DEPTH];
+    const token *opener[PARSE_MAX_DEPTH];
+    int depth;         /* brackets open: the only thing that nests the parser's recursion */
     int incomplete;
 } parser;
 
@@ -95,13 +92,13 @@ static void *fail(parser *P, const token *t, const char *msg)
     return NULL;
 }
 
+/* Open a bracket. Brackets are what nests the parser's and the evaluator's
+ * recursion, so their depth is bounded here, at the bracket too many. */
 static int open_ctx(parser *P, ctx_kind k)
 {
     const token *t = advance(P);
-    if (P->depth == MAX_NEST) {
-        cuk_err_at(t->pos, "brackets nested too deeply (more than %d)", MAX_NEST);
-        return -1;
-    }
+    if (P->depth == PARSE_MAX_DEPTH)
+        return cuk_err_at(t->pos, "expression too complex (nested more than %d deep)", PARSE_MAX_DEPTH);
     P->ctx[P->depth] = k;
     P->opener[P->depth++] = t;
     return 0;
@@ -353,21 +350,8 @@ static ast *parse_postfix(parser *P)
     return e;
 }
 
-/* unary := ('-'|'+') unary | postfix */
-static ast *parse_unary(parser *P)
+static ast *negate(parser *P, const token *t, ast *e)
 {
-    const token *t = cur(P);
-    if (t->kind != TK_MINUS && t->kind != TK_PLUS)
-        return parse_postfix(P);
-    if (++P->nest > MAX_NEST) {
-        cuk_err_at(t->pos, "expression nested too deeply");
-        return NULL;
-    }
-    advance(P);
-    ast *e = parse_unary(P);
-    P->nest--;
-    if (!e || t->kind == TK_PLUS)
-        return e;
     ast *n = node(P, AST_NEGATE, t->pos, t->pos);
     if (!n || !(n->kid = arena_alloc(P->a, sizeof *n->kid)))
         return NULL;
@@ -375,6 +359,23 @@ static ast *parse_unary(parser *P)
     n->nkid = 1;
     n->end = e->end;
     return n;
+}
+
+/* unary := ('-'|'+') unary | postfix
+ * A loop, not recursion: a run of signs is as long as the line allows.
+ * The signs are read again from the tokens, innermost first. */
+static ast *parse_unary(parser *P)
+{
+    cur(P);
+    size_t first = P->i;
+    while (at(P, TK_MINUS) || at(P, TK_PLUS))
+        advance(P);
+    size_t last = P->i;
+    ast *e = parse_postfix(P);
+    for (size_t j = last; e && j-- > first;)
+        if (P->tok[j].kind == TK_MINUS)
+            e = negate(P, &P->tok[j], e);
+    return e;
 }
 
 static ast *binary(parser *P, const token *op, ast *l, ast *r)
@@ -412,17 +413,12 @@ static int sign_starts_element(parser *P, const token *t)
 /* expr := prod (('+'|'-') prod)* */
 static ast *parse_expr(parser *P)
 {
-    if (++P->nest > MAX_NEST) {
-        cuk_err_at(cur(P)->pos, "expression nested too deeply");
-        return NULL;
-    }
     ast *e = parse_prod(P);
     while (e && (at(P, TK_PLUS) || at(P, TK_MINUS)) && !sign_starts_element(P, cur(P))) {
         const token *op = advance(P);
         ast *r = parse_prod(P);
         e = r ? binary(P, op, e, r) : NULL;
     }
-    P->nest--;
     return e;
 }
 
@@ -594,6 +590,13 @@ static int parse_command_args(parser *P, stmt *s)
                 return -1;
             w->kind = AST_STRING;
         }
+        break;
+    case ARGS_SETTING:
+        if (!at_stmt_end(P) && push_word(P, &args, TK_NAME, "expected the name of a switch") != 0)
+            return -1;
+        if (args.n == 1 && !at_stmt_end(P) &&
+            push_word(P, &args, at(P, TK_NUMBER) ? TK_NUMBER : TK_NAME, "expected a value for the switch") != 0)
+            return -1;
         break;
     }
     s->arg = (ast **)args.v;

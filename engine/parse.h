@@ -17,6 +17,13 @@
 
 #include "engine/ast.h"
 
+/* How deep brackets ( ), [ ] and calls may nest. Chains (1+1+...+1, A''',
+ * A[0][0]..., - - x) are loops in the parser and the evaluator and have no
+ * limit; brackets nest both recursions, so their depth is bounded (tests
+ * run cuk at this depth under `ulimit -s 1024`). Python's parser allows as
+ * many nested parentheses. */
+#define PARSE_MAX_DEPTH 200
+
 typedef enum {
     PARSE_OK,
     PARSE_ERROR,       /* error set */

@@ -34,7 +34,7 @@ static int select_axis(int len, int summarize, axis_sel *a)
 
 /* Copy the shown elements into vals (rows.n x cols.n): a matrix that lives
  * on the device stays there, only these elements come to the host. */
-static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
+static int gather_floats(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, float *vals)
 {
     size_t ld = (size_t)m->cols;
     for (int i = 0; i < rows->n; i++) {
@@ -52,55 +52,105 @@ static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, flo
     return 0;
 }
 
+/* The shown elements as doubles: the whole numbers a matrix carries exactly
+ * (sizes past 2^24 print in full, see matrix.h), else its floats. */
+static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, double *vals)
+{
+    size_t n = (size_t)rows->n * cols->n;
+    if (mat_exact_whole(m)) { /* a vector of at most MAT_EXACT_MAX: every element shown */
+        for (size_t i = 0; i < n; i++)
+            vals[i] = m->exact[i];
+        return 0;
+    }
+    float *f = malloc(n * sizeof *f);
+    if (!f)
+        return cuk_err("out of host memory");
+    int rc = gather_floats(m, rows, cols, f);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        vals[i] = f[i];
+    free(f);
+    return rc;
+}
+
 typedef struct {
     char kind;   /* 'd' whole numbers, 'f' fixed, 'e' scientific */
     int prec;
 } numfmt;
 
-static numfmt choose_format(const float *v, size_t n, int format_long)
+/* What decides a format: the largest and smallest non-zero finite |v|, and
+ * whether every finite value is whole. */
+typedef struct {
+    double maxabs, minabs;
+    int whole;
+} magnitudes;
+
+static magnitudes scan(const double *v, size_t n)
 {
-    double maxabs = 0, minabs = INFINITY;
-    int whole = 1;
+    magnitudes m = {0, INFINITY, 1};
     for (size_t i = 0; i < n; i++) {
-        double a = fabs((double)v[i]);
+        double a = fabs(v[i]);
         if (!isfinite(a))
             continue;
-        maxabs = a > maxabs ? a : maxabs;
-        if (a > 0 && a < minabs)
-            minabs = a;
-        whole = whole && a == floor(a);
+        m.maxabs = a > m.maxabs ? a : m.maxabs;
+        if (a > 0 && a < m.minabs)
+            m.minabs = a;
+        m.whole = m.whole && a == floor(a);
     }
+    return m;
+}
+
+/* NumPy's rule: scientific when the smallest non-zero value is below 1e-4
+ * or the largest is more than 1000 times it (the ratio taken in float32, as
+ * NumPy does: 0.12 and 0.00012 stay fixed); and from 1e5 on (NumPy: 1e8),
+ * where cuk's five significant digits would reach the decimal point. With
+ * fixed decimals, then, the smallest non-zero value is at least 1e-4 and
+ * maxabs / 1000, and choose_format gives it two significant digits: no
+ * non-zero value prints as 0.0. */
+static int wants_scientific(magnitudes m)
+{
+    float ratio = (float)m.maxabs / (float)m.minabs;
+    return m.maxabs >= 1e5 || m.minabs < 1e-4 || ratio > 1e3f;
+}
+
+static numfmt choose_format(const double *v, size_t n, int format_long, int exact)
+{
+    magnitudes m = scan(v, n);
     numfmt f = {'d', 0};
-    if (whole && maxabs <= 16777216) /* 2^24: past it float32 skips whole numbers */
+    if (exact || (m.whole && m.maxabs <= 16777216)) /* 2^24: past it float32 skips whole numbers */
         return f;
-    if (maxabs >= 1e5 || minabs < 1e-4) {
+    if (wants_scientific(m)) {
         f.kind = 'e';
         f.prec = format_long ? 7 : 4;
         return f;
     }
-    int digits = maxabs >= 1 ? (int)floor(log10(maxabs)) + 1 : 1;
+    int digits = m.maxabs >= 1 ? (int)floor(log10(m.maxabs)) + 1 : 1;
     f.kind = 'f';
     f.prec = (format_long ? 8 : 5) - digits;
     if (f.prec < 1)
         f.prec = 1;
     if (!format_long && f.prec > 4)
         f.prec = 4;
+    /* the smallest non-zero value keeps two significant digits: 0.00012
+     * beside 0.12 is 0.00012, not 0.0001 (one more decimal at most) */
+    int need = isfinite(m.minabs) ? 1 - (int)floor(log10(m.minabs)) : 0;
+    if (f.prec < need)
+        f.prec = need;
     return f;
 }
 
-static int format_num(char *buf, size_t cap, float x, numfmt f)
+static int format_num(char *buf, size_t cap, double x, numfmt f)
 {
     if (isnan(x))
         return snprintf(buf, cap, "nan");
     if (isinf(x))
         return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
     if (f.kind == 'd')
-        return snprintf(buf, cap, "%.0f", (double)x);
-    return snprintf(buf, cap, f.kind == 'e' ? "%.*e" : "%.*f", f.prec, (double)x);
+        return snprintf(buf, cap, "%.0f", x);
+    return snprintf(buf, cap, f.kind == 'e' ? "%.*e" : "%.*f", f.prec, x);
 }
 
 /* One block of columns [c0, c1) of the shown values. */
-static void print_block(const float *vals, const axis_sel *rows, const axis_sel *cols, int c0, int c1,
+static void print_block(const double *vals, const axis_sel *rows, const axis_sel *cols, int c0, int c1,
                         numfmt f, int w)
 {
     char num[64];
@@ -117,11 +167,10 @@ static void print_block(const float *vals, const axis_sel *rows, const axis_sel 
     }
 }
 
-static void print_values(const float *vals, const axis_sel *rows, const axis_sel *cols, int format_long, int columns)
+static void print_values(const double *vals, const axis_sel *rows, const axis_sel *cols, numfmt f, int columns)
 {
     char num[64];
     size_t n = (size_t)rows->n * cols->n;
-    numfmt f = choose_format(vals, n, format_long);
     int w = 3; /* wide enough for "..." */
     for (size_t i = 0; i < n; i++) {
         int len = format_num(num, sizeof num, vals[i], f);
@@ -145,7 +194,7 @@ int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
 {
     int summarize = mat_numel(m) > PRINT_THRESHOLD;
     axis_sel rows = {0}, cols = {0};
-    float *vals = NULL;
+    double *vals = NULL;
     int rc = -1;
     char num[64];
     if (select_axis(m->rows, summarize, &rows) != 0 || select_axis(m->cols, summarize, &cols) != 0)
@@ -157,12 +206,13 @@ int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
     }
     if (gather(m, &rows, &cols, vals) != 0)
         goto out;
+    numfmt f = choose_format(vals, (size_t)rows.n * cols.n, format_long, mat_exact_whole(m));
     if (m->rows == 1 && m->cols == 1) {
-        format_num(num, sizeof num, vals[0], choose_format(vals, 1, format_long));
+        format_num(num, sizeof num, vals[0], f);
         out_printf("%s = %s\n", name, num);
     } else {
         out_printf("%s = %dx%d (%s)\n", name, m->rows, m->cols, mat_where(m));
-        print_values(vals, &rows, &cols, format_long, columns);
+        print_values(vals, &rows, &cols, f, columns);
     }
     rc = 0;
 out:

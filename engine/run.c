@@ -1,12 +1,14 @@
-/* run.c - running source text in a session (see run.h): parse it whole,
- * run each statement, and report the first error with the line and a
- * caret. Commands are dispatched through the command list (cmdlist.h). */
+/* run.c - running source text in a session (see run.h): parse it, run each
+ * statement, and report the first error with the line and a caret; files
+ * are streamed a statement at a time. Commands are dispatched through the
+ * command list (cmdlist.h). */
 #include "engine/run.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -137,7 +139,9 @@ static int run_stmt(cuk_session *s, const stmt *st)
 }
 
 /* A program that asks `why` or draws a `roofline` needs the kernel times
- * of the commands before it: from here on, every command is timed. */
+ * of the commands before it: from here on, every command is timed. (A
+ * streamed script runs each statement before it reads the next, so there
+ * the commands after the first `why` are the ones timed.) */
 static void note_explaining(cuk_session *s, const program *p)
 {
     for (int i = 0; i < p->n; i++)
@@ -145,7 +149,20 @@ static void note_explaining(cuk_session *s, const program *p)
             s->explaining = 1;
 }
 
-/* Each statement, reported if it fails, then shown to the panel. */
+/* Flush what the statement printed, so that a pipe or file gets it now, not
+ * when a buffer fills; 1 if output was lost: nothing more is run, since what
+ * it shows would be lost too (out.h has said so). */
+static int output_lost(cuk_session *s)
+{
+    out_flush();
+    if (out_std_check() == 0)
+        return 0;
+    s->fatal = 1;
+    return 1;
+}
+
+/* Each statement, reported if it fails, then shown to the panel, and its
+ * output flushed. */
 static run_status run_program(cuk_session *s, const program *p)
 {
     run_status st = RUN_OK;
@@ -161,6 +178,8 @@ static run_status run_program(cuk_session *s, const program *p)
         }
         if (s->fe && s->fe->statement_done)
             s->fe->statement_done(s->fe->ud);
+        if (st != RUN_FATAL && output_lost(s))
+            st = RUN_FATAL;
     }
     return st;
 }
@@ -199,59 +218,195 @@ run_status run_source(cuk_session *s, const char *text, size_t len, const char *
     return st;
 }
 
-static char *read_all(FILE *f, size_t *len)
+/* ---- streaming a file ---- */
+
+/* A script is read a line at a time and each statement runs as soon as its
+ * last line has arrived, so that a pipe's output appears as it is fed and
+ * memory is bounded by the longest statement, not the script's length. */
+typedef struct {
+    FILE *f;
+    const char *name;   /* for messages: the path, or "<stdin>" */
+    char *line;         /* getline's buffer */
+    size_t line_cap;
+    char *text;         /* the lines of the statement being gathered */
+    size_t len, cap;
+    int first_line;     /* the file's line number of text[0] */
+    int next_line;      /* the file's line number of the next line read */
+    int depth;          /* brackets open at the end of text (a guess, see brackets) */
+    size_t tried;       /* length of text when the parser last found it open */
+} reader;
+
+/* Buffers past this are given back after their statement, so that one long
+ * statement does not pin its memory for the rest of a long script. */
+#define READER_KEEP (1u << 20)
+
+/* depth plus the brackets the line opens less those it closes, skipping
+ * strings and comments as lex.c does. A guess that only decides when to ask
+ * the parser: the parser has the last word. */
+static int brackets(const char *p, size_t n, int depth)
 {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '#')
             break;
-        char *bigger = realloc(buf, cap *= 2);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
+        if (p[i] == '"')
+            while (++i < n && p[i] != '"')
+                i += p[i] == '\\';
+        else if (p[i] == '(' || p[i] == '[')
+            depth++;
+        else if (p[i] == ')' || p[i] == ']')
+            depth--;
     }
-    if (!buf || ferror(f)) {
-        free(buf);
-        return NULL;
+    return depth;
+}
+
+static int reader_append(reader *r, const char *p, size_t n)
+{
+    if (r->len + n > r->cap) {
+        size_t cap = r->cap ? r->cap : 256;
+        while (cap < r->len + n)
+            cap *= 2;
+        char *t = realloc(r->text, cap);
+        if (!t)
+            return cuk_err("%s:%d: out of memory for a statement of %zu bytes", r->name, r->next_line - 1, r->len + n);
+        r->text = t;
+        r->cap = cap;
     }
-    *len = n;
-    return buf;
+    memcpy(r->text + r->len, p, n);
+    r->len += n;
+    return 0;
+}
+
+/* Start the next statement at the next line. */
+static void reader_reset(reader *r)
+{
+    r->len = 0;
+    r->depth = 0;
+    r->tried = 0;
+    r->first_line = r->next_line;
+    if (r->cap > READER_KEEP) {
+        free(r->text);
+        r->text = NULL;
+        r->cap = 0;
+    }
+    if (r->line_cap > READER_KEEP) {
+        free(r->line);
+        r->line = NULL;
+        r->line_cap = 0;
+    }
+}
+
+/* Whether the text gathered may be a whole statement. While a bracket is
+ * open the parser is asked only each time the text has doubled, so that it
+ * still finds an error early but a literal of a million lines costs linear
+ * time, not quadratic. */
+static int reader_ready(const reader *r) { return r->depth <= 0 || r->len >= 2 * r->tried; }
+
+/* Read one more line onto the statement: 1, 0 at the end of the input, or
+ * -1 with the error set. */
+static int reader_line(reader *r)
+{
+    errno = 0;
+    ssize_t n = getline(&r->line, &r->line_cap, r->f);
+    if (n < 0 && ferror(r->f))
+        return cuk_err("cannot read '%s': %s", r->name, strerror(errno ? errno : EIO));
+    if (n < 0)
+        return 0;
+    r->next_line++;
+    r->depth = brackets(r->line, (size_t)n, r->depth);
+    return reader_append(r, r->line, (size_t)n) == 0 ? 1 : -1;
+}
+
+/* Run the statements of r as their lines arrive. */
+static run_status reader_run(cuk_session *s, reader *r)
+{
+    int got;
+    while ((got = reader_line(r)) > 0) {
+        if (!reader_ready(r))
+            continue;
+        run_status st = run_source(s, r->text, r->len, r->name, r->first_line, 0);
+        if (st == RUN_INCOMPLETE) {
+            r->tried = r->len;
+            continue;
+        }
+        reader_reset(r);
+        if (st != RUN_OK)
+            return st;
+    }
+    if (got < 0)
+        return RUN_ERROR;
+    return r->len ? run_source(s, r->text, r->len, r->name, r->first_line, 1) : RUN_OK;
+}
+
+/* path opened for reading ("-": stdin); NULL with the error set. A folder
+ * opens for reading too, but cannot be read: say so now. */
+static FILE *open_script(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    struct stat st;
+    int err = f ? 0 : errno;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (f != stdin)
+            fclose(f);
+        f = NULL;
+        err = EISDIR;
+    }
+    if (!f)
+        cuk_err("cannot open '%s': %s", strcmp(path, "-") ? path : "<stdin>", strerror(err));
+    return f;
+}
+
+/* The folder of path ("" if none: the current directory), for the relative
+ * file names the script uses; NULL out of memory. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
 }
 
 run_status run_file(cuk_session *s, const char *path)
 {
     int is_stdin = !strcmp(path, "-");
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    size_t len = 0;
-    char *text;
-    if (!f) {
-        cuk_err("cannot open '%s': %s", path, strerror(errno));
+    reader r = {.name = is_stdin ? "<stdin>" : path, .first_line = 1, .next_line = 1};
+    const char *outer_dir = s->dir;
+    char *dir = is_stdin ? NULL : folder_of(path);
+    if (!is_stdin && !dir) {
+        cuk_err("cannot run '%s': out of memory", path);
         return RUN_ERROR;
     }
-    text = read_all(f, &len);
+    if (!(r.f = open_script(path))) {
+        free(dir);
+        return RUN_ERROR;
+    }
+    s->dir = dir;
+    run_status st = reader_run(s, &r);
+    s->dir = outer_dir;
     if (!is_stdin)
-        fclose(f);
-    if (!text) {
-        cuk_err("cannot read '%s'", path);
-        return RUN_ERROR;
-    }
-    run_status st = run_source(s, text, len, is_stdin ? "<stdin>" : path, 1, 1);
-    free(text);
+        fclose(r.f);
+    free(r.line);
+    free(r.text);
+    free(dir);
     return st;
 }
 
 /* run "file.cuk": the script runs in this session; its errors are
  * reported where they happen, so only a file that can't be read is left
- * for the caller to report. */
+ * for the caller to report. A relative name is found as load finds one
+ * (session_path): in a script, beside the script. */
 int cmd_run(cuk_session *s, const stmt *st)
 {
     if (s->run_depth >= 16)
         return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
     s->run_depth++;
     s->run_pos = st->start;
-    run_status r = run_file(s, st->arg[0]->text);
+    char *path = session_path(s, st->arg[0]->text);
+    run_status r = path ? run_file(s, path) : RUN_ERROR;
+    free(path);
     s->run_depth--;
     if (r == RUN_ERROR || r == RUN_FATAL) {
         cuk_err_locate(st->arg[0]->pos);

@@ -84,3 +84,17 @@ int session_columns(const cuk_session *s)
     int c = s->fe && s->fe->columns ? s->fe->columns(s->fe->ud) : 0;
     return c >= 40 ? c : 80;
 }
+
+char *session_path(const cuk_session *s, const char *name)
+{
+    const char *dir = name[0] == '/' || !s->dir ? "" : s->dir;
+    size_t nd = strlen(dir);
+    const char *sep = nd && dir[nd - 1] != '/' ? "/" : "";
+    size_t n = nd + strlen(sep) + strlen(name) + 1;
+    char *path = malloc(n);
+    if (!path)
+        cuk_err("'%s': out of memory", name);
+    else
+        snprintf(path, n, "%s%s%s", dir, sep, name);
+    return path;
+}

@@ -62,6 +62,8 @@ typedef struct cuk_session {
     int quit;              /* `quit` ran */
     int fatal;             /* a fatal error was reported: the session must end */
     size_t run_pos;        /* where the `run` command being executed stands */
+    const char *dir;       /* folder of the script file being run ("": the current
+                            * one); NULL at the prompt, in -e and on stdin */
 } cuk_session;
 
 /* A new session talking to fe (NULL: a script on stdout, no panel); starts
@@ -78,6 +80,12 @@ int session_mode_on_device(const cuk_session *s);
 
 /* The name of mode i in ladder order (for completion), or NULL past the end. */
 const char *session_mode_at(int i);
+
+/* The file a name given to run, load or save means: in a script file a
+ * relative name is relative to the script's folder, so that a script finds
+ * its data wherever it is started from; at the prompt, in -e and on stdin,
+ * to the current directory. A new string (free it); NULL with the error set. */
+char *session_path(const cuk_session *s, const char *name);
 
 /* Columns to print in, from the front end. */
 int session_columns(const cuk_session *s);

@@ -8,29 +8,49 @@
 #include "base/error.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
+#include "kernels/variants.h"
 
 #define MAX_MODES 16
 #define WARM_N 32 /* the small inputs: 32x32 */
 /* Shapes remembered per mode. Fewer than the plans gpu_cublas.cu keeps
- * (64), so a shape remembered here still has its cuBLAS plan. */
+ * (64), so a shape remembered here still has its cuBLAS plan (variants do
+ * not change cuBLAS's plans). */
 #define SHAPES 32
 
+/* What has been warmed: modes, and products of a shape, each under the
+ * kernel variants then in force (`set tile 32` launches another kernel,
+ * which has its own first launch). */
 static struct {
-    const cuk_backend *mode[MAX_MODES];   /* warmed modes */
+    struct {
+        const cuk_backend *mode;
+        unsigned long variants;
+    } mode[MAX_MODES * 4];                /* warmed modes */
     int nmodes;
     struct {
         const cuk_backend *mode;
+        unsigned long variants;
         int m, n, k;
-    } shape[MAX_MODES * SHAPES];          /* products already run once, a ring */
-    int nshape, next_shape;
+    } shape[MAX_MODES * SHAPES];          /* products already run once */
+    int nshape;
 } W;
 
 void warm_reset(void) { memset(&W, 0, sizeof W); }
 
+/* The variant switches' values, as one number. */
+static unsigned long variants_now(void)
+{
+    unsigned long h = 5381;
+    for (int i = 0; i < VAR_COUNT; i++)
+        for (const char *p = variant_value((variant_id)i); *p; p++)
+            h = h * 33 + (unsigned char)*p;
+    return h;
+}
+
 static int mode_warmed(const cuk_backend *be)
 {
+    unsigned long v = variants_now();
     for (int i = 0; i < W.nmodes; i++)
-        if (W.mode[i] == be)
+        if (W.mode[i].mode == be && W.mode[i].variants == v)
             return 1;
     return 0;
 }
@@ -105,31 +125,37 @@ int warm_mode(const cuk_backend *be)
     mode_enter(running);
     snprintf(what, sizeof what, "mode %s: each operation once (kernels loaded, libraries up)", be->name);
     timing_setup_end(what);
-    if (rc == 0 && W.nmodes < MAX_MODES)
-        W.mode[W.nmodes++] = be;
+    if (rc == 0 && W.nmodes < MAX_MODES * 4) {
+        W.mode[W.nmodes].mode = be;
+        W.mode[W.nmodes++].variants = variants_now();
+    }
     return rc;
 }
 
 static int shape_seen(const cuk_backend *be, int m, int n, int k)
 {
+    unsigned long v = variants_now();
     for (int i = 0; i < W.nshape; i++)
-        if (W.shape[i].mode == be && W.shape[i].m == m && W.shape[i].n == n && W.shape[i].k == k)
+        if (W.shape[i].mode == be && W.shape[i].variants == v && W.shape[i].m == m && W.shape[i].n == n &&
+            W.shape[i].k == k)
             return 1;
     return 0;
 }
 
+/* Remember a shape; a mode keeps its SHAPES newest. */
 static void shape_add(const cuk_backend *be, int m, int n, int k)
 {
     int per_mode = 0, slot;
     for (int i = 0; i < W.nshape; i++)
         per_mode += W.shape[i].mode == be;
-    if (per_mode >= SHAPES) { /* forget this mode's oldest */
-        for (slot = 0; W.shape[slot].mode != be; slot++)
+    if (per_mode >= SHAPES || W.nshape == MAX_MODES * SHAPES) { /* forget this mode's oldest */
+        for (slot = 0; slot < W.nshape - 1 && W.shape[slot].mode != be; slot++)
             ;
         memmove(&W.shape[slot], &W.shape[slot + 1], (size_t)(W.nshape - slot - 1) * sizeof W.shape[0]);
         W.nshape--;
     }
     W.shape[W.nshape].mode = be;
+    W.shape[W.nshape].variants = variants_now();
     W.shape[W.nshape].m = m;
     W.shape[W.nshape].n = n;
     W.shape[W.nshape].k = k;

@@ -71,7 +71,8 @@ const char *blas_describe(void)
 {
 #ifdef CUK_OPENBLAS
     static char name[64];
-    snprintf(name, sizeof name, "OpenBLAS, %d threads", openblas_get_num_threads());
+    int n = openblas_get_num_threads();
+    snprintf(name, sizeof name, "OpenBLAS, %d thread%s", n, n == 1 ? "" : "s");
     return name;
 #else
     return "the system's BLAS";

@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <math.h>
 
+#include "kernels/variants.h"
+
 /* The entry points of mode naive (modes.c). */
 extern "C" cuk_matmul_fn naive_matmul;
 extern "C" cuk_transpose_fn naive_transpose;
@@ -19,9 +21,11 @@ extern "C" cuk_dot_fn naive_dot;
 
 /* --- matrix product ---------------------------------------------------------- */
 
-/* c (m x n) = a (m x k) @ b (k x n). threadIdx.x walks the columns j, so a
- * warp reads 32 neighbouring elements of a row of b and writes 32 of c
- * (coalesced), and all its threads read the same a[i][p] (a broadcast).
+/* c (m x n) = a (m x k) @ b (k x n) (`set coalesce on`, the default).
+ * threadIdx.x walks the columns j, so a warp (2 rows of 16 threads of a
+ * 16 x 16 block) reads 16 neighbouring elements of a row of b and writes 16
+ * of c in each of its 2 rows (coalesced), and its threads read only 2
+ * values of a, a[i][p] for their 2 rows (broadcasts).
  * Each thread asks memory for 8 bytes per 2 flops, and every operand is
  * asked for many times over; only the L1 and L2 caches, catching the
  * repeats, keep it from running at the speed of DRAM. */
@@ -37,8 +41,32 @@ static __global__ void matmul_naive(float *c, const float *a, const float *b, in
     c[(size_t)i * n + j] = acc;
 }
 
+/* The same product with threadIdx.x walking the rows i instead (`set
+ * coalesce off`); the grid is the same, only the roles of threadIdx.x and
+ * threadIdx.y inside a block are swapped. Now a warp's 32 threads (16 rows
+ * by 2 columns of a 16 x 16 block) read a[i][p] from 16 rows k floats apart
+ * and write c[i][j] in 16 rows n floats apart: 16 separate memory
+ * transactions where the coalesced kernel needs one or two, while b[p][j] is
+ * a broadcast of 2 values. The L1 cache catches part of it (a[i][p+1] is in
+ * the line a[i][p] brought), so the loss is less than 16-fold, but each load
+ * instruction still moves 16 cache lines through L1: the lesson is that the
+ * thread-to-data mapping, not the arithmetic, sets the speed. */
+static __global__ void matmul_naive_uncoalesced(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    int i = blockIdx.y * BLOCK + threadIdx.x;   /* the block is square: swapping x and y keeps it in place */
+    int j = blockIdx.x * BLOCK + threadIdx.y;
+    if (i >= m || j >= n)
+        return;
+    float acc = 0.0f;
+    for (int p = 0; p < k; p++)
+        acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
+    c[(size_t)i * n + j] = acc;
+}
+
 extern "C" int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
+    if (variant_is(VAR_COALESCE, "off"))
+        return GPU_MATMUL_GRID(matmul_naive_uncoalesced, BLOCK, c, a, b, m, n, k);
     return GPU_MATMUL_GRID(matmul_naive, BLOCK, c, a, b, m, n, k);
 }
 

@@ -222,7 +222,7 @@ typedef struct {
     int launches;
 } launch_record;
 
-#define MAX_RECORDS 96
+#define MAX_RECORDS 256   /* (mode, kernel) pairs: the variants add many */
 static launch_record records[MAX_RECORDS];
 static int nrecords;
 

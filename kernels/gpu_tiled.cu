@@ -1,47 +1,51 @@
 /* gpu_tiled.cu - the `tiled` mode: the same algorithms as `naive`, with each
  * block staging its data in shared memory so that global memory is read once
  * per tile instead of once per use. Every edge is handled: no size needs to be
- * a multiple of a tile. */
+ * a multiple of a tile. The lessons' variants (`set tile`, `set atile`, `set
+ * pad`) are kernels of their own here; the reductions are in
+ * gpu_tiled_reduce.cu. */
 #include "kernels/gpu_internal.h"
 
-#include <math.h>
-
-#include "base/error.h"
-#include "kernels/elementwise.h"
+#include "kernels/variants.h"
 
 /* The entry points of mode tiled (modes.c). */
 extern "C" cuk_matmul_fn tiled_matmul;
 extern "C" cuk_transpose_fn tiled_transpose;
-extern "C" cuk_reduce_fn tiled_reduce;
-extern "C" cuk_dot_fn tiled_dot;
 
-#define TILE 16     /* matmul: 16 x 16 threads compute a 16 x 16 tile of C */
 #define TR_TILE 32  /* transpose: 32 x 32 tiles ... */
 #define TR_ROWS 8   /* ... moved by 32 x 8 threads, 4 elements each */
 
 /* --- matrix product ---------------------------------------------------------- */
 
-/* c (m x n) = a (m x k) @ b (k x n). The block walks along k one 16-wide
- * step at a time: its threads load a 16 x 16 tile of a and one of b into
- * shared memory (one element each, coalesced), then each thread does 16
- * multiply-adds from shared memory. Every element loaded is used 16 times.
+/* c (m x n) = a (m x k) @ b (k x n) with T x T tiles (`set tile 8|16|32`,
+ * default 16, the Programming Guide's BLOCK_SIZE). The block walks along k
+ * one T-wide step at a time: its threads load a T x T tile of a and one of b
+ * into shared memory (one element each, coalesced), then each thread does T
+ * multiply-adds from shared memory. Every element loaded is used T times, so
+ * global reads drop T-fold against the naive kernel (its CGMA, flops per
+ * global load, is T instead of 1). A bigger tile saves more reads but makes
+ * fewer, bigger blocks: at T = 32 a block has 1024 threads, the most allowed,
+ * and only one or two fit an SM, so few warps are left to run while a
+ * block's warps wait at its barriers.
  * Tile elements past the edges of a or b are loaded as 0, which adds nothing
- * to the sums, so the inner loop needs no bounds checks. */
-static __global__ void matmul_tiled(float *c, const float *a, const float *b, int m, int n, int k)
+ * to the sums, so the inner loop needs no bounds checks. Reading as[ty][q]
+ * is a broadcast (a warp's threads share one or a few ty), bs[q][tx] runs
+ * along a row: no bank conflicts anywhere. */
+template <int T> static __global__ void matmul_tiled(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    __shared__ float as[TILE][TILE];   /* as[ty][q] = a[i][p0 + q] */
-    __shared__ float bs[TILE][TILE];   /* bs[q][tx] = b[p0 + q][j] */
+    __shared__ float as[T][T];   /* as[ty][q] = a[i][p0 + q] */
+    __shared__ float bs[T][T];   /* bs[q][tx] = b[p0 + q][j] */
     int tx = threadIdx.x, ty = threadIdx.y;
-    int i = blockIdx.y * TILE + ty;
-    int j = blockIdx.x * TILE + tx;
-    int steps = k / TILE + (k % TILE != 0);   /* (k + 15) / 16 could overflow */
+    int i = blockIdx.y * T + ty;
+    int j = blockIdx.x * T + tx;
+    int steps = k / T + (k % T != 0);   /* (k + T - 1) / T could overflow */
     float acc = 0.0f;
     for (int s = 0; s < steps; s++) {
-        int p0 = s * TILE;
+        int p0 = s * T;
         as[ty][tx] = (i < m && p0 + tx < k) ? a[(size_t)i * k + p0 + tx] : 0.0f;
         bs[ty][tx] = (p0 + ty < k && j < n) ? b[(size_t)(p0 + ty) * n + j] : 0.0f;
         __syncthreads();   /* the tiles are complete */
-        for (int q = 0; q < TILE; q++)
+        for (int q = 0; q < T; q++)
             acc += as[ty][q] * bs[q][tx];
         __syncthreads();   /* everyone is done with them before they are overwritten */
     }
@@ -49,21 +53,71 @@ static __global__ void matmul_tiled(float *c, const float *a, const float *b, in
         c[(size_t)i * n + j] = acc;
 }
 
+/* The same with a's tile stored transposed in shared memory (`set atile
+ * transposed`), as the seed's third version did: thread (tx, ty) still reads
+ * a[i][p0 + tx] (coalesced) but stores it at at[tx][ty], so that the inner
+ * loop indexes both tiles by q first (at[q][ty], bs[q][tx]). That gains
+ * nothing (as[ty][q] was already a broadcast) and costs the store: a warp's
+ * threads differ mostly in tx, so their stores land T floats apart, in the
+ * same few of the 32 banks, and are served one after another: a 2-way
+ * conflict at T = 8, 8-way at 16 (the stride of 16 floats of the lesson),
+ * 32-way at 32. It is one shared-memory access in 2T + 2 per step, so the
+ * cost may not show: the seed timed this version at 135 ms against 147 ms
+ * for plain tiles, both slower than its naive kernel (103 ms). Measure,
+ * don't assume. */
+template <int T> static __global__ void matmul_tiled_at(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    __shared__ float at[T][T];   /* at[q][ty] = a[i][p0 + q]: transposed */
+    __shared__ float bs[T][T];   /* bs[q][tx] = b[p0 + q][j] */
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int i = blockIdx.y * T + ty;
+    int j = blockIdx.x * T + tx;
+    int steps = k / T + (k % T != 0);
+    float acc = 0.0f;
+    for (int s = 0; s < steps; s++) {
+        int p0 = s * T;
+        at[tx][ty] = (i < m && p0 + tx < k) ? a[(size_t)i * k + p0 + tx] : 0.0f;   /* the conflicting store */
+        bs[ty][tx] = (p0 + ty < k && j < n) ? b[(size_t)(p0 + ty) * n + j] : 0.0f;
+        __syncthreads();
+        for (int q = 0; q < T; q++)
+            acc += at[q][ty] * bs[q][tx];
+        __syncthreads();
+    }
+    if (i < m && j < n)
+        c[(size_t)i * n + j] = acc;
+}
+
+/* Each tile size is its own kernel, named in `kernels` as matmul_tiled<16>
+ * (GPU_MATMUL_GRID takes the name from the text), so each instance is
+ * spelled out here. */
 extern "C" int tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    return GPU_MATMUL_GRID(matmul_tiled, TILE, c, a, b, m, n, k);
+    int at = variant_is(VAR_ATILE, "transposed");
+    if (variant_is(VAR_TILE, "8"))
+        return at ? GPU_MATMUL_GRID(matmul_tiled_at<8>, 8, c, a, b, m, n, k)
+                  : GPU_MATMUL_GRID(matmul_tiled<8>, 8, c, a, b, m, n, k);
+    if (variant_is(VAR_TILE, "32"))
+        return at ? GPU_MATMUL_GRID(matmul_tiled_at<32>, 32, c, a, b, m, n, k)
+                  : GPU_MATMUL_GRID(matmul_tiled<32>, 32, c, a, b, m, n, k);
+    return at ? GPU_MATMUL_GRID(matmul_tiled_at<16>, 16, c, a, b, m, n, k)
+              : GPU_MATMUL_GRID(matmul_tiled<16>, 16, c, a, b, m, n, k);
 }
 
 /* --- transpose ----------------------------------------------------------------- */
 
 /* out (cols x rows) = in (rows x cols)^T, rows from row0 on. A block reads
  * a 32 x 32 tile row by row (coalesced) into shared memory, then writes it
- * out row by row of out, reading the tile down its columns. The extra column
- * of padding puts the 32 elements of a tile column in 32 different banks;
- * without it they would all hit one bank and be served one at a time. */
-static __global__ void transpose_tiled(float *out, const float *in, int rows, int cols, int row0)
+ * out row by row of out, reading the tile down its columns: both global
+ * sides are coalesced, which the naive transpose cannot have. With PITCH 33
+ * (`set pad on`, the default) the extra column of padding puts the 32
+ * elements of a tile column in 32 different banks. With PITCH 32 (`set pad
+ * off`) element [r][c] is in bank c, so a whole tile column is in one bank:
+ * each warp's read of the tile is a 32-way bank conflict, served one
+ * element at a time: 32 shared-memory cycles where one would do. */
+template <int PITCH>
+static __device__ __forceinline__ void transpose_tile(float *out, const float *in, int rows, int cols, int row0)
 {
-    __shared__ float tile[TR_TILE][TR_TILE + 1];
+    __shared__ float tile[TR_TILE][PITCH];
     int bx = blockIdx.x * TR_TILE;            /* first column of in */
     int by = row0 + blockIdx.y * TR_TILE;     /* first row of in */
     int x = bx + threadIdx.x;
@@ -78,181 +132,19 @@ static __global__ void transpose_tiled(float *out, const float *in, int rows, in
             out[(size_t)(bx + r) * rows + y] = tile[threadIdx.x][r];
 }
 
+static __global__ void transpose_tiled(float *out, const float *in, int rows, int cols, int row0)
+{
+    transpose_tile<TR_TILE + 1>(out, in, rows, cols, row0);
+}
+
+static __global__ void transpose_tiled_nopad(float *out, const float *in, int rows, int cols, int row0)
+{
+    transpose_tile<TR_TILE>(out, in, rows, cols, row0);
+}
+
 extern "C" int tiled_transpose(float *out, const float *in, int rows, int cols)
 {
+    if (variant_is(VAR_PAD, "off"))
+        return GPU_TRANSPOSE_GRID(transpose_tiled_nopad, dim3(TR_TILE, TR_ROWS), TR_TILE, out, in, rows, cols);
     return GPU_TRANSPOSE_GRID(transpose_tiled, dim3(TR_TILE, TR_ROWS), TR_TILE, out, in, rows, cols);
-}
-
-/* --- tree reductions ------------------------------------------------------------ */
-
-/* What a pass of the reduction does: K_SUM adds the elements, K_SUMSQ their
- * squares (for the norm), K_MIN/K_MAX keep the extreme. */
-enum { K_SUM, K_SUMSQ, K_MIN, K_MAX };
-/* What the last thread does with the final value. */
-enum { FIN_NONE, FIN_MEAN, FIN_SQRT };
-
-template <int K> static __device__ __forceinline__ float identity()
-{
-    return K == K_MIN ? INFINITY : K == K_MAX ? -INFINITY : 0.0f;
-}
-
-/* Combine two partial results. min and max let a NaN win, as NumPy does
- * (fminf/fmaxf would drop it). */
-template <int K> static __device__ __forceinline__ float combine(float x, float y)
-{
-    if (K == K_MIN)
-        return cuk_min_nan(x, y);
-    if (K == K_MAX)
-        return cuk_max_nan(x, y);
-    return x + y;
-}
-
-/* The block's threads fold their values in shared memory, halving the
- * number of active threads each round: 256 -> 128 -> ... -> 1, with a
- * barrier after every round. Thread 0 gets the block's result. */
-template <int K> static __device__ float block_tree(float v)
-{
-    __shared__ float s[GPU_THREADS];
-    int t = threadIdx.x;
-    s[t] = v;
-    __syncthreads();
-    for (int half = GPU_THREADS / 2; half > 0; half /= 2) {
-        if (t < half)
-            s[t] = combine<K>(s[t], s[t + half]);
-        __syncthreads();
-    }
-    return s[0];
-}
-
-static __device__ __forceinline__ float finish(float v, int fin, size_t count)
-{
-    if (fin == FIN_MEAN)
-        return (float)((double)v / (double)count);
-    if (fin == FIN_SQRT)
-        return sqrtf(v);
-    return v;
-}
-
-template <int K> static __device__ __forceinline__ float term(float x)
-{
-    return K == K_SUMSQ ? x * x : x;
-}
-
-/* out[blockIdx.x] = reduction of this block's grid-stride share of in (n
- * elements). Each thread first folds its share sequentially (in float: with a
- * full grid each thread sees few elements), then the block folds its 256
- * values in shared memory. Run once with many blocks to get one partial per
- * block, then once with one block over the partials; that last run applies
- * `fin` (count is the element count the mean divides by).
- *
- * The loop takes four elements a step, all loaded before any is used: a
- * load from memory takes about a microsecond, and one at a time per thread
- * leaves the memory idle much of the time (on an H200: 2.5 TB/s that way,
- * 4.3 TB/s like this, which is what a plain copy reaches). */
-template <int K>
-static __device__ __forceinline__ void reduce_tree(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    float acc = identity<K>();
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < n; i += 4 * stride) {
-        float x0 = in[i], x1 = in[i + stride], x2 = in[i + 2 * stride], x3 = in[i + 3 * stride];
-        acc = combine<K>(acc, combine<K>(combine<K>(term<K>(x0), term<K>(x1)),
-                                         combine<K>(term<K>(x2), term<K>(x3))));
-    }
-    for (; i < n; i += stride)
-        acc = combine<K>(acc, term<K>(in[i]));
-    acc = block_tree<K>(acc);
-    if (threadIdx.x == 0)
-        out[blockIdx.x] = finish(acc, fin, count);
-}
-
-/* The kernels, one per combining rule, so that each has its own name in
- * `kernels` and in a profiler. */
-static __global__ void reduce_sum(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_SUM>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_SUMSQ>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_min(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_MIN>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_max(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_MAX>(in, n, out, fin, count);
-}
-
-/* The first pass of dot: the same, over the products x[i]*y[i]. */
-static __global__ void dot_tree(const float *x, const float *y, size_t n, float *out)
-{
-    float acc = 0.0f;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + stride < n; i += 2 * stride)   /* two pairs in flight */
-        acc += x[i] * y[i] + x[i + stride] * y[i + stride];
-    for (; i < n; i += stride)
-        acc += x[i] * y[i];
-    acc = block_tree<K_SUM>(acc);
-    if (threadIdx.x == 0)
-        out[blockIdx.x] = acc;
-}
-
-/* Blocks for a first pass: as many as fit on the device at once (the
- * occupancy API, asked once; every first-pass kernel has the same shape),
- * fewer if n is small. The partials go to device scratch. */
-static int first_pass(size_t n, unsigned *grid, float **part)
-{
-    static int full;
-    if (full == 0) {
-        int per_sm = gpu_blocks_per_sm((const void *)reduce_sum, GPU_THREADS, 0);
-        if (per_sm < 0)
-            return -1;
-        full = per_sm * gpu_sm_count();
-    }
-    size_t need = (n + GPU_THREADS - 1) / GPU_THREADS;
-    *grid = (unsigned)(need < (size_t)full ? need : (size_t)full);
-    return gpu_scratch((void **)part, *grid * sizeof(float));
-}
-
-/* Two passes: many blocks write one partial each, then one block folds the
- * partials (a sum of squares folds as a plain sum) and applies fin. */
-#define TWO_PASSES(first, fold, fin)                                                                   \
-    do {                                                                                               \
-        GPU_LAUNCH(first, grid, GPU_THREADS, 0, in, n, part, FIN_NONE, n);                             \
-        GPU_LAUNCH(fold, 1, GPU_THREADS, 0, part, (size_t)grid, out, fin, n);                          \
-    } while (0)
-
-extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    unsigned grid;
-    float *part;
-    if (n == 0 || first_pass(n, &grid, &part) != 0)
-        return n == 0 ? 0 : -1;
-    switch (op) {
-    case CUK_RED_SUM: TWO_PASSES(reduce_sum, reduce_sum, FIN_NONE); break;
-    case CUK_RED_MEAN: TWO_PASSES(reduce_sum, reduce_sum, FIN_MEAN); break;
-    case CUK_RED_NORM: TWO_PASSES(reduce_sumsq, reduce_sum, FIN_SQRT); break;
-    case CUK_RED_MIN: TWO_PASSES(reduce_min, reduce_min, FIN_NONE); break;
-    case CUK_RED_MAX: TWO_PASSES(reduce_max, reduce_max, FIN_NONE); break;
-    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
-    }
-    return 0;
-}
-
-extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
-{
-    unsigned grid;
-    float *part;
-    if (n == 0 || first_pass(n, &grid, &part) != 0)
-        return n == 0 ? 0 : -1;
-    GPU_LAUNCH(dot_tree, grid, GPU_THREADS, 0, x, y, n, part);
-    GPU_LAUNCH(reduce_sum, 1, GPU_THREADS, 0, part, (size_t)grid, out, FIN_NONE, n);
-    return 0;
 }

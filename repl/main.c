@@ -1,5 +1,6 @@
 /* main.c - cuk's entry point: flags, then either the interactive REPL (a
  * terminal on stdin) or a script (a file, -e, or anything piped in). */
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,19 +64,34 @@ static int run_script(cuk_session *s, const char *file, const char *text)
     return st == RUN_OK || st == RUN_QUIT ? 0 : 1;
 }
 
+/* A standard descriptor started closed (`cuk >&-`) is given /dev/null opened
+ * the other way round: writing it (or reading stdin) still fails, as it
+ * should, but no file cuk opens later (a script, a save's temporary) can
+ * become fd 1 and receive what cuk prints. */
+static void hold_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) /* open() takes the lowest free number: fd */
+        if (fcntl(fd, F_GETFD) == -1)
+            open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+}
+
+/* The exit status once the run is over: 1 if output was lost on the way. */
+static int finish(int rc) { return out_std_close() != 0 ? 1 : rc; }
+
 int main(int argc, char **argv)
 {
     const char *file = NULL, *text = NULL;
     int panel = 1, json = 0;
     setlocale(LC_CTYPE, ""); /* readline's multibyte editing; numbers stay in the C locale */
+    hold_std_fds();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return finish(0);
         } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
             printf("cuk %s (%s)\n", CUK_VERSION, FEATURES);
-            return 0;
+            return finish(0);
         } else if (!strcmp(a, "--no-panel")) {
             panel = 0;
         } else if (!strcmp(a, "--json")) {
@@ -99,5 +115,5 @@ int main(int argc, char **argv)
     s->json = json;
     int rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
     session_free(s);
-    return rc;
+    return finish(rc);
 }

@@ -240,6 +240,18 @@ static void oc_modes_resolved(void)
     CHECK(mode_reference() == mode_find("cpu"));
 }
 
+/* The kernel variants set for the cases that follow (kernels/variants.h),
+ * as a tag for their names ("tile8" gives ops_tiled_tile8_matmul_...), or
+ * NULL for the defaults. */
+static const char *oc_variant;
+
+/* ops_MODE[_VARIANT]_WHAT_SHAPE */
+static const char *oc_name(char *buf, size_t cap, const char *mode, const char *what, const char *shape)
+{
+    snprintf(buf, cap, "ops_%s_%s%s%s_%s", mode, oc_variant ? oc_variant : "", oc_variant ? "_" : "", what, shape);
+    return buf;
+}
+
 static int oc_select(const char *mode)
 {
     char src[32], name[64];
@@ -256,31 +268,40 @@ static int oc_select(const char *mode)
 /* The product alone, at m x k x n. */
 static void oc_matmul_case(const char *mode, int m, int k, int n)
 {
-    char name[128];
+    char name[128], shape[48];
     if (oc_select(mode) != 0)
         return;
-    snprintf(name, sizeof name, "ops_%s_matmul_%dx%dx%d", mode, m, k, n);
-    check_begin(name);
+    snprintf(shape, sizeof shape, "%dx%dx%d", m, k, n);
+    check_begin(oc_name(name, sizeof name, mode, "matmul", shape));
     oc_matmul(m, k, n);
+    check_end();
+}
+
+/* The operations other than the product, in groups that are a case each. */
+static const struct {
+    const char *what;
+    void (*fn)(int, int);
+} oc_groups[] = {{"ewise", oc_ewise}, {"unary_layout", oc_unary_and_layout},
+                 {"reductions", oc_reductions}, {"fills", oc_fills}};
+
+/* One group (oc_groups[g]) at rows x cols. */
+static void oc_group_case(const char *mode, size_t g, int rows, int cols)
+{
+    char name[128], shape[32];
+    if (oc_select(mode) != 0)
+        return;
+    snprintf(shape, sizeof shape, "%dx%d", rows, cols);
+    check_begin(oc_name(name, sizeof name, mode, oc_groups[g].what, shape));
+    oc_groups[g].fn(rows, cols);
     check_end();
 }
 
 /* Every operation: the product at m x k x n, the rest at m x k. */
 static void oc_all(const char *mode, int m, int k, int n)
 {
-    static const struct {
-        const char *what;
-        void (*fn)(int, int);
-    } groups[] = {{"ewise", oc_ewise}, {"unary_layout", oc_unary_and_layout},
-                  {"reductions", oc_reductions}, {"fills", oc_fills}};
-    char name[128];
     oc_matmul_case(mode, m, k, n);
-    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-        snprintf(name, sizeof name, "ops_%s_%s_%dx%d", mode, groups[g].what, m, k);
-        check_begin(name);
-        groups[g].fn(m, k);
-        check_end();
-    }
+    for (size_t g = 0; g < sizeof oc_groups / sizeof oc_groups[0]; g++)
+        oc_group_case(mode, g, m, k);
 }
 
 #endif

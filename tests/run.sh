@@ -2,7 +2,9 @@
 # run.sh - runs every test program and script, each printing one line per
 # case ("PASS name", "FAIL name: why", "SKIP name: why"), and ends with
 # "N passed, N failed, N skipped". Called by `make test` with CUK (the
-# binary) and BUILD (the build folder) set.
+# binary) and BUILD (the build folder) set. `make asan` also sets SAN_LOG,
+# the folder its sanitizers write their reports to: each report found there
+# after a test program is one failure of that program.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 : "${CUK:=./cuk}" "${BUILD:=build}"
@@ -30,6 +32,21 @@ run() {
         f=1
     fi
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    sanitizer_reports "$name"
+}
+
+# With SAN_LOG set: a FAIL per sanitizer report written since the last look,
+# even by a program whose output no test reads (the terminal tests' cuk).
+sanitizer_reports() {
+    [ -n "${SAN_LOG:-}" ] || return 0
+    local r
+    for r in "$SAN_LOG"/*; do
+        [ -f "$r" ] || continue
+        echo "FAIL $1: sanitizer report $(basename "$r")"
+        sed 's/^/   | /' "$r" | head -40
+        failed=$((failed + 1))
+        mkdir -p "$SAN_LOG/seen" && mv "$r" "$SAN_LOG/seen/"
+    done
 }
 
 for t in "$BUILD"/tests/test_*; do
@@ -38,11 +55,19 @@ done
 run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
+run deep tests/deep.sh
+run limits tests/limits.sh
 run commands tests/commands.sh
 run honest tests/honest.sh
+run io tests/io.sh
 run npy_numpy tests/npy_numpy.sh
+run print_numpy tests/print_numpy.sh
 run terminal tests/terminal.sh
 run gpu_test "$BUILD/tests/gpu_test"
+if [ -n "${SAN_LOG:-}" ]; then
+    sleep 1 # a terminal test's cuk may still be writing its report
+    sanitizer_reports "after the tests"
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -563,8 +563,10 @@ static void npy_wrong_dtype(void)
     } cases[] = {
         {"'<i8'", "int64"}, {"'<i4'", "int32"}, {"'|u1'", "uint8"}, {"'<f2'", "float16"},
         {"'<c8'", "complex64"}, {"'>c16'", "complex128"}, {"'|b1'", "bool"},
-        {"'|O'", "Python object"}, {"'<U3'", "unicode string"}, {"'<M8[ns]'", "datetime64"},
-        {"[('x', '<f4'), ('y', '<f4')]", "structured records"}, {"'<f16'", "float128"},
+        /* the names np.dtype(descr).name gives (NumPy 1.24) */
+        {"'|O'", "object"}, {"'<U3'", "str96"}, {"'|S5'", "bytes40"}, {"'|V8'", "void64"},
+        {"'<M8[ns]'", "datetime64[ns]"}, {"'<m8[s]'", "timedelta64[s]"}, {"'<M8'", "datetime64"},
+        {"[('x', '<f4'), ('y', '<f4')]", "void (structured records)"}, {"'<f16'", "float128"},
         {"'zz'", "'zz'"},
     };
     const char *p = join(case_dir("dtype"), "a.npy");
@@ -679,6 +681,8 @@ static void csv_errors(void)
     EXPECT_LOAD_ERROR(p, "load: %s: row 3 has 4 values, row 1 has 3", p);
     write_text(p, "1,2,3,4,5\n1,2,3,4,5\n1,2,3,4\n");
     EXPECT_LOAD_ERROR(p, "load: %s: row 3 has 4 values, row 1 has 5", p);
+    write_text(p, "1,2,3\n4\n");
+    EXPECT_LOAD_ERROR(p, "load: %s: row 2 has 1 value, row 1 has 3", p);
     write_text(p, "1,2\n3,abc\n");
     EXPECT_LOAD_ERROR(p, "load: %s:2:3: 'abc' is not a number", p);
     write_text(p, "1, 2x ,3\n");

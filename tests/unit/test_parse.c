@@ -190,19 +190,51 @@ static void error_positions(void)
     }
 }
 
-/* Hostile input must end in an error, not a crash. */
+/* Hostile input must end in an error, not a crash: brackets past
+ * PARSE_MAX_DEPTH are an error at the bracket too many; runs of signs are
+ * flat, any length. */
 static void deep_nesting(void)
 {
     static char deep[100001];
     memset(deep, '(', 100000);
-    CHECK(parse(deep) != PARSE_OK);
-    memset(deep, '-', 100000);
-    CHECK(parse(deep) == PARSE_ERROR && strstr(cuk_err_get()->msg, "nested too deeply"));
+    CHECK(parse(deep) == PARSE_ERROR && strstr(cuk_err_get()->msg, "expression too complex"));
+    CHECKF(cuk_err_get()->pos == PARSE_MAX_DEPTH, "error at %zu", cuk_err_get()->pos);
     for (int i = 0; i < 100000; i += 2) {
         deep[i] = '[';
         deep[i + 1] = ' ';
     }
-    CHECK(parse(deep) == PARSE_ERROR && strstr(cuk_err_get()->msg, "nested too deeply"));
+    CHECK(parse(deep) == PARSE_ERROR && strstr(cuk_err_get()->msg, "nested more than 200 deep"));
+    CHECKF(cuk_err_get()->pos == 2 * PARSE_MAX_DEPTH, "error at %zu", cuk_err_get()->pos);
+    memset(deep, '-', 100000);
+    CHECK(parse(deep) == PARSE_ERROR && strstr(cuk_err_get()->msg, "expected an expression, found end of input"));
+    deep[99999] = '1';
+    CHECK(parse(deep) == PARSE_OK);
+    deep[99999] = '\0';
+    memset(deep, '(', PARSE_MAX_DEPTH);
+    deep[PARSE_MAX_DEPTH] = '1';
+    memset(deep + PARSE_MAX_DEPTH + 1, ')', PARSE_MAX_DEPTH);
+    deep[2 * PARSE_MAX_DEPTH + 1] = '\0';
+    CHECK(parse(deep) == PARSE_OK);
+}
+
+/* Chains are built by loops: long ones parse, and keep their shape. */
+static void long_chains(void)
+{
+    static char src[300001];
+    const char *link[] = {"+1", "-1", "*A", "@A", "'", ".T", "[0]", "[0, :]"};
+    TREE("- + - 1", "(neg (neg 1))");
+    TREE("-+x", "(neg x)");
+    TREE("A'[0].T", "(T (idx (T A) 0))");
+    for (size_t k = 0; k < sizeof link / sizeof link[0]; k++) {
+        size_t n = 1, len = strlen(link[k]);
+        src[0] = 'A';
+        while (n + len < sizeof src) {
+            memcpy(src + n, link[k], len);
+            n += len;
+        }
+        src[n] = '\0';
+        CHECKF(parse(src) == PARSE_OK, "A%s... (%zu bytes): %s", link[k], n, cuk_err_get()->msg);
+    }
 }
 
 int main(void)
@@ -214,6 +246,7 @@ int main(void)
     RUN(incomplete);
     RUN(error_positions);
     RUN(deep_nesting);
+    RUN(long_chains);
     arena_free(&A);
     return check_exit();
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-cpu.sh - the host modes side by side on the seeded 1037x1055x1031
+# cpu.sh - the host modes side by side on the seeded 1037x1055x1031
 # product: the textbook loop (cpu) against the system BLAS (blas), with the
 # speedup and the relative difference of their results.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-gpu.sh - the GPU benchmarks, each against a reference measured in
+# gpu.sh - the GPU benchmarks, each against a reference measured in
 # the same run: the matrix-product ladder (naive, tiled, cublas against the
 # cpu and blas modes and anchors.md), the cost of one command against
 # PyTorch and CuPy doing the same product, and the reductions.

@@ -4,7 +4,7 @@
 # and racecheck over them, and the benchmarks. Logs go to $OUT (the device
 # tool's folder) or ./gpu-check-logs.
 #
-#   scripts/gpu-check.sh [build] [tests] [sanitize] [bench] [all]   (default: all)
+#   bench/gpu-check.sh [build] [tests] [sanitize] [bench] [all]   (default: all)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-gpu-check-logs}
@@ -37,7 +37,7 @@ if want sanitize; then
 fi
 
 if want bench; then
-    scripts/bench-gpu.sh 2>&1 | tee "$out/bench.log"
+    bench/gpu.sh 2>&1 | tee "$out/bench.log"
 fi
 
 echo

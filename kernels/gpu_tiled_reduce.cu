@@ -1,0 +1,418 @@
+/* gpu_tiled_reduce.cu - the reductions of mode `tiled` (sum mean norm min
+ * max dot; cublas borrows all but dot): three ways to fold n elements into
+ * one, chosen by `set reduce`, in the order a lecture meets them.
+ *
+ *   seed     the classic dot product: a fixed grid of 32 blocks of 256
+ *            threads, a shared-memory tree in each, the 32 partial results
+ *            copied to the host and added there
+ *   grid     (the default) as many blocks as the device holds at once, the
+ *            same tree, and a second pass of one block on the device
+ *   shuffle  the same grid, each warp folding its 32 values through
+ *            registers with __shfl_down_sync, one shared slot per warp
+ *
+ * Every pass handles any n: threads past the end contribute the identity. */
+#include "kernels/gpu_internal.h"
+
+#include <math.h>
+
+#include "base/error.h"
+#include "kernels/elementwise.h"
+#include "kernels/seed_reduce.h"
+#include "kernels/variants.h"
+
+/* The entry points of mode tiled (modes.c). */
+extern "C" cuk_reduce_fn tiled_reduce;
+extern "C" cuk_dot_fn tiled_dot;
+
+/* What a pass of the reduction does: K_SUM adds the elements, K_SUMSQ their
+ * squares (for the norm), K_DOT the products x[i]*y[i], K_MIN/K_MAX keep
+ * the extreme. */
+enum { K_SUM, K_SUMSQ, K_DOT, K_MIN, K_MAX };
+/* What the last thread does with the final value. */
+enum { FIN_NONE, FIN_MEAN, FIN_SQRT };
+
+#define WARP 32
+
+template <int K> static __device__ __forceinline__ float identity()
+{
+    return K == K_MIN ? INFINITY : K == K_MAX ? -INFINITY : 0.0f;
+}
+
+/* Combine two partial results. min and max let a NaN win, as NumPy does
+ * (fminf/fmaxf would drop it). */
+template <int K> static __device__ __forceinline__ float combine(float x, float y)
+{
+    if (K == K_MIN)
+        return cuk_min_nan(x, y);
+    if (K == K_MAX)
+        return cuk_max_nan(x, y);
+    return x + y;
+}
+
+template <int K> static __device__ __forceinline__ float term(float x)
+{
+    return K == K_SUMSQ ? x * x : x;
+}
+
+static __device__ __forceinline__ float finish(float v, int fin, size_t count)
+{
+    if (fin == FIN_MEAN)
+        return (float)((double)v / (double)count);
+    if (fin == FIN_SQRT)
+        return sqrtf(v);
+    return v;
+}
+
+/* --- seed: 32 blocks, a tree, the host adds the partials ------------------------ */
+
+/* part[blockIdx.x] = this block's share of the reduction of x (or of x*y for
+ * K_DOT), written as the seed wrote its dot product: each thread sums a
+ * grid-stride slice into a register (the grid is fixed and small, so each
+ * thread walks many elements), the 256 sums go to cache[], and the tree
+ * halves the active threads each round. blockDim.x must be a power of two,
+ * and the __syncthreads() must stay outside the `if`: a barrier that some
+ * threads of the block never reach is undefined, and can hang the block.
+ * Only the index is wider than the seed's int, so that n may pass 2^31.
+ *
+ * With 32 blocks this uses a fraction of a modern GPU (an H200 has 132 SMs,
+ * each holding 8 such blocks): measured on the H200 here, 158 GB/s against
+ * 3,791 GB/s for the device-sized grid. */
+template <int K> static __device__ __forceinline__ void seed_tree(const float *x, const float *y, size_t n, float *part)
+{
+    __shared__ float cache[SEED_THREADS];
+    int cache_index = threadIdx.x;
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float temp = identity<K>();
+    while (tid < n) {
+        temp = combine<K>(temp, K == K_DOT ? x[tid] * y[tid] : term<K>(x[tid]));
+        tid += (size_t)blockDim.x * gridDim.x;
+    }
+    cache[cache_index] = temp;
+    __syncthreads();
+    int i = blockDim.x / 2;
+    while (i != 0) {
+        if (cache_index < i)
+            cache[cache_index] = combine<K>(cache[cache_index], cache[cache_index + i]);
+        __syncthreads();
+        i /= 2;
+    }
+    if (cache_index == 0)
+        part[blockIdx.x] = cache[0];
+}
+
+static __global__ void reduce_seed_sum(const float *x, const float *y, size_t n, float *part)
+{
+    seed_tree<K_SUM>(x, y, n, part);
+}
+
+static __global__ void reduce_seed_sumsq(const float *x, const float *y, size_t n, float *part)
+{
+    seed_tree<K_SUMSQ>(x, y, n, part);
+}
+
+static __global__ void reduce_seed_min(const float *x, const float *y, size_t n, float *part)
+{
+    seed_tree<K_MIN>(x, y, n, part);
+}
+
+static __global__ void reduce_seed_max(const float *x, const float *y, size_t n, float *part)
+{
+    seed_tree<K_MAX>(x, y, n, part);
+}
+
+static __global__ void dot_seed(const float *x, const float *y, size_t n, float *part)
+{
+    seed_tree<K_DOT>(x, y, n, part);
+}
+
+/* out = op of x, or the dot product x.y when y is set, the seed's way. The
+ * last step runs on the host: the partials are copied back (gpu_d2h waits
+ * for the kernel, so this op is synchronous by nature, unlike every other),
+ * added in double, and the 1x1 result is copied up to out. The op's time
+ * in the timing record runs from its start mark to its end mark on the
+ * stream, and the end mark is queued only after this returns, so the copies
+ * and the host's sum are inside it. */
+static int seed_reduce(cuk_redop op, float *out, const float *x, const float *y, size_t n)
+{
+    unsigned blocks = seed_blocks(n);
+    float *part, host[SEED_BLOCKS];
+    if (gpu_scratch((void **)&part, SEED_BLOCKS * sizeof(float)) != 0)
+        return -1;
+    if (y) {
+        GPU_LAUNCH(dot_seed, blocks, SEED_THREADS, 0, x, y, n, part);
+        op = CUK_RED_SUM;
+    } else {
+        switch (op) {
+        case CUK_RED_SUM:
+        case CUK_RED_MEAN: GPU_LAUNCH(reduce_seed_sum, blocks, SEED_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_NORM: GPU_LAUNCH(reduce_seed_sumsq, blocks, SEED_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_MIN: GPU_LAUNCH(reduce_seed_min, blocks, SEED_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_MAX: GPU_LAUNCH(reduce_seed_max, blocks, SEED_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
+        }
+    }
+    if (gpu_d2h(host, part, blocks * sizeof(float)) != 0)
+        return -1;
+    float r = seed_fold(op, host, blocks, n);
+    return gpu_h2d(out, &r, sizeof r);   /* r may go: a small pageable copy is staged before this returns */
+}
+
+/* --- grid: a device-sized grid, the tree, a second pass on the device ---------- */
+
+/* Each thread's fold of its grid-stride share of in, in float (with a full
+ * grid each thread sees few elements). The loop takes four elements a step,
+ * all loaded before any is used: a load from memory takes about a
+ * microsecond, and one at a time per thread leaves the memory idle much of
+ * the time (on an H200: 2.5 TB/s that way, 4.3 TB/s like this, which is what
+ * a plain copy reaches). */
+template <int K> static __device__ __forceinline__ float thread_fold(const float *in, size_t n)
+{
+    float acc = identity<K>();
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        float x0 = in[i], x1 = in[i + stride], x2 = in[i + 2 * stride], x3 = in[i + 3 * stride];
+        acc = combine<K>(acc, combine<K>(combine<K>(term<K>(x0), term<K>(x1)),
+                                         combine<K>(term<K>(x2), term<K>(x3))));
+    }
+    for (; i < n; i += stride)
+        acc = combine<K>(acc, term<K>(in[i]));
+    return acc;
+}
+
+/* The same for dot, two pairs in flight. */
+static __device__ __forceinline__ float thread_dot(const float *x, const float *y, size_t n)
+{
+    float acc = 0.0f;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + stride < n; i += 2 * stride)
+        acc += x[i] * y[i] + x[i + stride] * y[i + stride];
+    for (; i < n; i += stride)
+        acc += x[i] * y[i];
+    return acc;
+}
+
+/* The block's threads fold their values in shared memory, halving the
+ * number of active threads each round: 256 -> 128 -> ... -> 1, with a
+ * barrier after every round. Thread 0 gets the block's result. */
+template <int K> static __device__ float block_tree(float v)
+{
+    __shared__ float s[GPU_THREADS];
+    int t = threadIdx.x;
+    s[t] = v;
+    __syncthreads();
+    for (int half = GPU_THREADS / 2; half > 0; half /= 2) {
+        if (t < half)
+            s[t] = combine<K>(s[t], s[t + half]);
+        __syncthreads();
+    }
+    return s[0];
+}
+
+/* out[blockIdx.x] = reduction of this block's grid-stride share of in (n
+ * elements). Run once with many blocks to get one partial per block, then
+ * once with one block over the partials; that last run applies `fin` (count
+ * is the element count the mean divides by). */
+template <int K>
+static __device__ __forceinline__ void reduce_tree(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    float acc = block_tree<K>(thread_fold<K>(in, n));
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = finish(acc, fin, count);
+}
+
+/* The kernels, one per combining rule, so that each has its own name in
+ * `kernels` and in a profiler. */
+static __global__ void reduce_sum(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_SUM>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_SUMSQ>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_min(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_MIN>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_max(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_tree<K_MAX>(in, n, out, fin, count);
+}
+
+/* The first pass of dot: the same, over the products x[i]*y[i]. */
+static __global__ void dot_tree(const float *x, const float *y, size_t n, float *out)
+{
+    float acc = block_tree<K_SUM>(thread_dot(x, y, n));
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = acc;
+}
+
+/* --- shuffle: the same grid, warps fold in registers --------------------------- */
+
+/* A warp's 32 values folded by __shfl_down_sync: each round every lane adds
+ * the value of the lane `off` above it, read straight from that lane's
+ * register, 16 -> 8 -> 4 -> 2 -> 1. No shared memory, no barrier: a warp
+ * executes the shuffle together (all 32 lanes must take part, hence the
+ * full mask; every thread of the block gets here). Lane 0 gets the result. */
+template <int K> static __device__ __forceinline__ float warp_fold(float v)
+{
+    for (int off = WARP / 2; off > 0; off /= 2)
+        v = combine<K>(v, __shfl_down_sync(0xffffffffu, v, off));
+    return v;
+}
+
+/* The block's fold: each warp folds its own values, lane 0 puts the warp's
+ * result in one shared slot, one barrier, then warp 0 folds the 8 slots.
+ * Against block_tree: 1 barrier instead of 9, and 16 shared-memory
+ * accesses instead of over 1000. Thread 0 gets the result. */
+template <int K> static __device__ float block_shfl(float v)
+{
+    __shared__ float slot[GPU_THREADS / WARP];
+    int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    v = warp_fold<K>(v);
+    if (lane == 0)
+        slot[warp] = v;
+    __syncthreads();
+    if (warp == 0)
+        v = warp_fold<K>(lane < GPU_THREADS / WARP ? slot[lane] : identity<K>());
+    return v;
+}
+
+template <int K>
+static __device__ __forceinline__ void reduce_shfl(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    float acc = block_shfl<K>(thread_fold<K>(in, n));
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = finish(acc, fin, count);
+}
+
+static __global__ void reduce_shfl_sum(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_shfl<K_SUM>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_shfl_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_shfl<K_SUMSQ>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_shfl_min(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_shfl<K_MIN>(in, n, out, fin, count);
+}
+
+static __global__ void reduce_shfl_max(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    reduce_shfl<K_MAX>(in, n, out, fin, count);
+}
+
+static __global__ void dot_shfl(const float *x, const float *y, size_t n, float *out)
+{
+    float acc = block_shfl<K_SUM>(thread_dot(x, y, n));
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = acc;
+}
+
+/* --- dispatch --------------------------------------------------------------------- */
+
+/* Blocks for a first pass of grid or shuffle: as many as fit on the device
+ * at once (the occupancy API, asked once per kernel family into *fits; the
+ * kernels of a family have the same shape), fewer if n is small. The
+ * partials go to device scratch. */
+static int first_pass(const void *kernel, int *fits, size_t n, unsigned *grid, float **part)
+{
+    if (*fits == 0) {
+        int per_sm = gpu_blocks_per_sm(kernel, GPU_THREADS, 0);
+        if (per_sm < 0)
+            return -1;
+        *fits = per_sm * gpu_sm_count();
+    }
+    size_t need = (n + GPU_THREADS - 1) / GPU_THREADS;
+    *grid = (unsigned)(need < (size_t)*fits ? need : (size_t)*fits);
+    return gpu_scratch((void **)part, *grid * sizeof(float));
+}
+
+/* Blocks that fit on the device at once, per kernel family (0: not asked yet). */
+static struct {
+    int grid, shuffle;
+} full;
+
+/* Two passes: many blocks write one partial each, then one block folds the
+ * partials (a sum of squares folds as a plain sum) and applies fin. */
+#define TWO_PASSES(first, fold, fin)                                                                   \
+    do {                                                                                               \
+        GPU_LAUNCH(first, grid, GPU_THREADS, 0, in, n, part, FIN_NONE, n);                             \
+        GPU_LAUNCH(fold, 1, GPU_THREADS, 0, part, (size_t)grid, out, fin, n);                          \
+    } while (0)
+
+static int grid_reduce(cuk_redop op, float *out, const float *in, size_t n)
+{
+    unsigned grid;
+    float *part;
+    if (first_pass((const void *)reduce_sum, &full.grid, n, &grid, &part) != 0)
+        return -1;
+    switch (op) {
+    case CUK_RED_SUM: TWO_PASSES(reduce_sum, reduce_sum, FIN_NONE); break;
+    case CUK_RED_MEAN: TWO_PASSES(reduce_sum, reduce_sum, FIN_MEAN); break;
+    case CUK_RED_NORM: TWO_PASSES(reduce_sumsq, reduce_sum, FIN_SQRT); break;
+    case CUK_RED_MIN: TWO_PASSES(reduce_min, reduce_min, FIN_NONE); break;
+    case CUK_RED_MAX: TWO_PASSES(reduce_max, reduce_max, FIN_NONE); break;
+    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
+    }
+    return 0;
+}
+
+static int shfl_reduce(cuk_redop op, float *out, const float *in, size_t n)
+{
+    unsigned grid;
+    float *part;
+    if (first_pass((const void *)reduce_shfl_sum, &full.shuffle, n, &grid, &part) != 0)
+        return -1;
+    switch (op) {
+    case CUK_RED_SUM: TWO_PASSES(reduce_shfl_sum, reduce_shfl_sum, FIN_NONE); break;
+    case CUK_RED_MEAN: TWO_PASSES(reduce_shfl_sum, reduce_shfl_sum, FIN_MEAN); break;
+    case CUK_RED_NORM: TWO_PASSES(reduce_shfl_sumsq, reduce_shfl_sum, FIN_SQRT); break;
+    case CUK_RED_MIN: TWO_PASSES(reduce_shfl_min, reduce_shfl_min, FIN_NONE); break;
+    case CUK_RED_MAX: TWO_PASSES(reduce_shfl_max, reduce_shfl_max, FIN_NONE); break;
+    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
+    }
+    return 0;
+}
+
+extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (variant_is(VAR_REDUCE, "seed"))
+        return seed_reduce(op, out, in, NULL, n);
+    if (variant_is(VAR_REDUCE, "shuffle"))
+        return shfl_reduce(op, out, in, n);
+    return grid_reduce(op, out, in, n);
+}
+
+extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
+{
+    unsigned grid;
+    float *part;
+    if (n == 0)
+        return 0;
+    if (variant_is(VAR_REDUCE, "seed"))
+        return seed_reduce(CUK_RED_SUM, out, x, y, n);
+    int shfl = variant_is(VAR_REDUCE, "shuffle");
+    if (first_pass(shfl ? (const void *)reduce_shfl_sum : (const void *)reduce_sum, shfl ? &full.shuffle : &full.grid,
+                   n, &grid, &part) != 0)
+        return -1;
+    if (shfl) {
+        GPU_LAUNCH(dot_shfl, grid, GPU_THREADS, 0, x, y, n, part);
+        GPU_LAUNCH(reduce_shfl_sum, 1, GPU_THREADS, 0, part, (size_t)grid, out, FIN_NONE, n);
+    } else {
+        GPU_LAUNCH(dot_tree, grid, GPU_THREADS, 0, x, y, n, part);
+        GPU_LAUNCH(reduce_sum, 1, GPU_THREADS, 0, part, (size_t)grid, out, FIN_NONE, n);
+    }
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* variants.c - the table of kernel variant switches (see variants.h). Each
+ * value's line says what the kernel does and why it is faster or slower;
+ * the kernels' comments say the same at length. */
+#include "kernels/variants.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+
+static const variant_switch table[VAR_COUNT] = {
+    [VAR_COALESCE] = {"coalesce", "naive: matmul", "how the naive product gives the elements of c to a warp", 0, 2,
+                      {{"on", "threadIdx.x walks the columns j: a warp reads b and writes c in consecutive floats"},
+                       {"off", "threadIdx.x walks the rows i: a warp's reads of a and writes of c are a row apart"}}},
+    [VAR_TILE] = {"tile", "tiled: matmul", "the edge T of the tiled product's tiles: T x T threads, T x T tiles of a and b", 1, 3,
+                  {{"8", "64 threads, 0.5 KiB of tiles a block: each element loaded is used 8 times"},
+                   {"16", "256 threads, 2 KiB: the Programming Guide's BLOCK_SIZE, each element used 16 times"},
+                   {"32", "1024 threads (a block's limit), 8 KiB: used 32 times, but only 1 or 2 blocks fit an SM"}}},
+    [VAR_ATILE] = {"atile", "tiled: matmul", "how the tiled product stores a's tile in shared memory", 0, 2,
+                   {{"plain", "as it lies, as[row][k]: a warp's stores go to consecutive banks"},
+                    {"transposed", "as[k][row], the seed's variant: stores a tile width apart, bank conflicts"}}},
+    [VAR_PAD] = {"pad", "tiled: transpose", "the shared-memory transpose's 32x32 tile: padded or not", 0, 2,
+                 {{"on", "32x33 floats: the extra column puts a tile column in 32 different banks"},
+                  {"off", "32x32 floats: a tile column lies in one bank, read 32 times over (bank conflicts)"}}},
+    [VAR_REDUCE] = {"reduce", "tiled, cublas: sum mean norm min max; tiled: dot",
+                    "how the reductions (sum mean norm min max dot) fold their elements", 1, 3,
+                    {{"seed", "the seed's: 32 blocks of 256 threads, a shared tree, partials summed on the host"},
+                     {"grid", "as many blocks as fit on the device at once, the tree, a second pass on the device"},
+                     {"shuffle", "the same grid; each warp folds by __shfl_down_sync, one shared slot per warp"}}},
+};
+
+/* The current value of each switch, as an index into its values. */
+static struct {
+    int set[VAR_COUNT];
+    int ready;
+} V;
+
+static void init(void)
+{
+    if (V.ready)
+        return;
+    variant_reset();
+}
+
+const variant_switch *variant_get(int id) { return id >= 0 && id < VAR_COUNT ? &table[id] : NULL; }
+
+const variant_switch *variant_find(const char *name)
+{
+    for (int i = 0; i < VAR_COUNT; i++)
+        if (!strcmp(table[i].name, name))
+            return &table[i];
+    return NULL;
+}
+
+int variant_current(const variant_switch *sw)
+{
+    init();
+    return V.set[sw - table];
+}
+
+const char *variant_value(variant_id id) { return table[id].values[variant_current(&table[id])].value; }
+
+int variant_is(variant_id id, const char *value) { return !strcmp(variant_value(id), value); }
+
+/* "8, 16 or 32" */
+static const char *choices(const variant_switch *sw, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < sw->nvalues && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i == 0 ? "" : i == sw->nvalues - 1 ? " or " : ", ",
+                              sw->values[i].value);
+    return buf;
+}
+
+const variant_switch *variant_lookup(const char *name)
+{
+    char names[128] = "";
+    size_t n = 0;
+    const variant_switch *sw = variant_find(name);
+    if (sw)
+        return sw;
+    for (int i = 0; i < VAR_COUNT && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", table[i].name);
+    cuk_err("set: no switch '%s' (switches: %s)", name, names);
+    return NULL;
+}
+
+int variant_set(const char *name, const char *value)
+{
+    char allowed[128];
+    const variant_switch *sw = variant_lookup(name);
+    if (!sw)
+        return -1;
+    for (int i = 0; i < sw->nvalues; i++)
+        if (!strcmp(sw->values[i].value, value)) {
+            init();
+            V.set[sw - table] = i;
+            return 0;
+        }
+    return cuk_err("set: %s can be %s, not '%s'", sw->name, choices(sw, allowed, sizeof allowed), value);
+}
+
+void variant_reset(void)
+{
+    for (int i = 0; i < VAR_COUNT; i++)
+        V.set[i] = table[i].def;
+    V.ready = 1;
+}

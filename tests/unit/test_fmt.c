@@ -1,0 +1,60 @@
+/* test_fmt.c - the formatters that messages use for what the user typed:
+ * numbers in full (fmt_number) and counts with their noun (fmt_count). */
+#include <math.h>
+#include <string.h>
+
+#include "base/fmt.h"
+#include "tests/check.h"
+
+/* Whole numbers below 2^53 in full; others the shortest text that reads back. */
+static void numbers(void)
+{
+    struct {
+        double v;
+        const char *want;
+    } c[] = {
+        {0, "0"},
+        {-3, "-3"},
+        {16777215, "16777215"},
+        {16777217, "16777217"},
+        {2147483647, "2147483647"},
+        {2147483648.0, "2147483648"},
+        {-2147483649.0, "-2147483649"},
+        {9007199254740991.0, "9007199254740991"},
+        {9007199254740992.0, "9007199254740992"},
+        {9223372036854775808.0, "9.223372036854776e+18"},
+        {1e30, "1e+30"},
+        {-1e300, "-1e+300"},
+        {1.5, "1.5"},
+        {16777217.5, "16777217.5"},
+        {0.1, "0.1"},
+        {1e-300, "1e-300"},
+        {1.0 / 3, "0.3333333333333333"},
+        {INFINITY, "inf"},
+        {-INFINITY, "-inf"},
+        {NAN, "nan"},
+    };
+    char buf[40];
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        CHECKF(!strcmp(fmt_number(buf, sizeof buf, c[i].v), c[i].want), "%.17g: got '%s', want '%s'", c[i].v, buf,
+               c[i].want);
+}
+
+/* One is singular; zero, many and negative counts are plural. */
+static void counts(void)
+{
+    char buf[48];
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, 1, "row"), "1 row"));
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, 1, "column"), "1 column"));
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, 0, "row"), "0 rows"));
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, 2, "column"), "2 columns"));
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, 2147483647, "row"), "2147483647 rows"));
+    CHECK(!strcmp(fmt_count(buf, sizeof buf, -1, "row"), "-1 rows"));
+}
+
+int main(void)
+{
+    RUN(numbers);
+    RUN(counts);
+    return check_exit();
+}
