@@ -221,10 +221,9 @@ static void fill_errors(cuk_session *s, const ast *e, measure_lane *lanes, int n
 /* ---- the table ---- */
 
 static const tab_col bench_cols[] = {
-    {"mode", 7, 0, 0},       {"runs", 7, 1, 0},        {"kernel", 9, 1, 0},   {"±", 5, 1, 0},
-    {"end-to-end", 10, 1, 0}, {"±", 5, 1, 0},          {"e2e vs cpu", 11, 1, 0}, {"log time", 8, 0, 1},
-    {"rate", 12, 1, 0},      {"% peak", 6, 1, 0},      {"vs cpu", 11, 1, 0},  {"vs blas", 11, 1, 0},
-    {"step", 11, 1, 0},      {"error", 8, 1, 0},
+    {"mode", 7, 0, 0},    {"runs", 7, 1, 0},        {"kernel", 9, 1, 0},   {"±", 5, 1, 0},     {"end-to-end", 10, 1, 0},
+    {"±", 5, 1, 0},       {"e2e vs cpu", 11, 1, 0}, {"log time", 8, 0, 1}, {"rate", 12, 1, 0}, {"% peak", 6, 1, 0},
+    {"vs cpu", 11, 1, 0}, {"vs blas", 11, 1, 0},    {"step", 11, 1, 0},    {"error", 8, 1, 0},
 };
 #define BENCH_COLS ((int)(sizeof bench_cols / sizeof bench_cols[0]))
 
@@ -234,7 +233,6 @@ static void spread_cell(char *c, const stat_summary *s)
     if (s->runs)
         snprintf(c, TAB_CELL, p < 10 ? "±%.1f%%" : p < 100 ? "±%.0f%%" : ">±99%%", p);
 }
-
 
 /* Fraction of the bar: log kernel time between half the fastest and the slowest. */
 static double bar_fraction(const result_table *t, int i)
@@ -294,8 +292,7 @@ static void bench_heading(const result_table *t, int width)
             fmt_rate(fl, sizeof fl, r->flops, "FLOP");
             fl[strlen(fl) - 2] = '\0'; /* "2.26 GFLOP", not per second */
             fmt_bytes(by, sizeof by, r->bytes);
-            snprintf(what, sizeof what, "%s%s%s, %s to move at the least", r->shapes, r->shapes[0] ? ": " : "", fl,
-                     by);
+            snprintf(what, sizeof what, "%s%s%s, %s to move at the least", r->shapes, r->shapes[0] ? ": " : "", fl, by);
             break;
         }
     char lead[200];
@@ -305,7 +302,7 @@ static void bench_heading(const result_table *t, int width)
 
 void bench_print(const result_table *t, const cost_ceilings *ce, int width)
 {
-    char (*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
+    char(*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
     if (!cells) {
         out_errorf("error: out of host memory\n");
         return;
@@ -398,8 +395,7 @@ int cmd_bench(cuk_session *s, const stmt *st)
     }
     memset(lanes, 0, sizeof lanes);
     int n = plan_rows(modes, nmodes, t, lanes), rc = 0;
-    snprintf(t->expr, sizeof t->expr, "%.*s", (int)(st->expr->end - st->expr->start),
-             s->src->text + st->expr->start);
+    snprintf(t->expr, sizeof t->expr, "%.*s", (int)(st->expr->end - st->expr->start), s->src->text + st->expr->start);
     t->seed = s->seed;
     if (n == 0)
         rc = cuk_err_at(st->cmd_pos, "bench: none of these modes is available here");
@@ -505,7 +501,7 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     s->time_on = 0; /* one report at the end, not one per run */
     s->measuring = 1;
     timing_kernel_events(1);
-    timing_quiet(1); /* the runs stay out of the history; one summary goes in */
+    timing_quiet(1);                      /* the runs stay out of the history; one summary goes in */
     if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
         rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n);
     timing_quiet(0);

@@ -46,8 +46,7 @@ void cost_ceilings_get(cost_ceilings *c, int measure_host)
 
 const char *cost_bound_name(cost_bound b)
 {
-    static const char *const names[] = {"unknown", "compute", "memory", "on-chip memory", "launch latency",
-                                        "copies"};
+    static const char *const names[] = {"unknown", "compute", "memory", "on-chip memory", "launch latency", "copies"};
     return names[b];
 }
 
@@ -70,8 +69,8 @@ static const char *ceilings_for(const cuk_backend *be, const cost_ceilings *ce, 
 
 static int compute_like(double flops, double bytes) { return flops > 4 * bytes; }
 
-double cost_percent(const cost_ceilings *ce, const cuk_backend *be, double flops, double bytes, double ms,
-                    double *rate, int *is_compute)
+double cost_percent(const cost_ceilings *ce, const cuk_backend *be, double flops, double bytes, double ms, double *rate,
+                    int *is_compute)
 {
     double peak, bw, onchip;
     ceilings_for(be, ce, &peak, &bw, &onchip);
@@ -180,8 +179,7 @@ int cost_explain(const timing_cmd *c, const timing_op *op, const cost_ceilings *
     r->min_bytes = op->bytes;
     r->ms = op->ms;
     r->reuse = tile_reuse(op->mode);
-    if (!strcmp(op->op, "matmul") && op->count == 1 &&
-        sscanf(op->shapes, "%dx%d @ %dx%d", &m, &k, &k2, &n) == 4) {
+    if (!strcmp(op->op, "matmul") && op->count == 1 && sscanf(op->shapes, "%dx%d @ %dx%d", &m, &k, &k2, &n) == 4) {
         r->matmul = 1;
         r->m = m, r->n = n, r->k = k;
     }

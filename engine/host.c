@@ -125,7 +125,8 @@ const host_facts *host_get(void)
     static host_facts h;
     static int done;
     if (!done) {
-        char *info = read_text("/proc/cpuinfo"), *freq = read_text("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+        char *info = read_text("/proc/cpuinfo"),
+             *freq = read_text("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
         host_parse(info ? info : "", freq ? atof(freq) : 0, &h);
         free(info);
         free(freq);

@@ -37,7 +37,7 @@ typedef struct {
     int nmodes;
     int sizes[LADDER_MAX_SIZES], nsizes;
     double run_limit_ms, budget_ms, share_ms, t0;
-    char made[MAX_MADE][24];        /* names of the operands made per size */
+    char made[MAX_MADE][24]; /* names of the operands made per size */
     int nmade;
     result_table *t;
     measure_lane last[MEASURE_MAX_MODES]; /* each mode's latest measured lane (records only) */
@@ -257,8 +257,8 @@ static int run_size(ladder *L, const ast *e, int size)
             lanes[n++].be = r->mode;
         }
     }
-    snprintf(text, sizeof text, "ladder %s=%d: %.*s", L->st->name, size,
-             (int)(L->st->expr->end - L->st->expr->start), L->s->src->text + L->st->expr->start);
+    snprintf(text, sizeof text, "ladder %s=%d: %.*s", L->st->name, size, (int)(L->st->expr->end - L->st->expr->start),
+             L->s->src->text + L->st->expr->start);
     if (n > 0)
         rc = measure_run(L->s, text, strlen(text), e, lanes, n, &plan);
     for (int i = 0; rc == 0 && i < n; i++) {
@@ -339,11 +339,11 @@ static void ladder_table(const result_table *t, const int *sizes, int nsizes, in
             snprintf(heads[j], sizeof heads[j], "%.20s=%d", t->var, sizes[j]);
         cols[j + 1] = (tab_col){heads[j], 10, 1, 0};
     }
-    char (*cells)[TAB_CELL] = calloc((size_t)nm * (nsizes + 1) + 1, TAB_CELL);
+    char(*cells)[TAB_CELL] = calloc((size_t)nm * (nsizes + 1) + 1, TAB_CELL);
     if (!cells)
         return;
     for (int m = 0; m < nm; m++) {
-        char (*row)[TAB_CELL] = cells + (size_t)m * (nsizes + 1);
+        char(*row)[TAB_CELL] = cells + (size_t)m * (nsizes + 1);
         snprintf(row[0], TAB_CELL, "%s", modes[m]->name);
         for (int j = 0; j < nsizes; j++) {
             int i = res_find(t, modes[m]->name, sizes[j]);
@@ -420,9 +420,11 @@ void ladder_print(const result_table *t, const int *sizes, int nsizes, int width
     for (int j = 0; j < nsizes; j++)
         snprintf(lead + strlen(lead), sizeof lead - strlen(lead), " %d", sizes[j]);
     tab_wrap(lead, "", width, 2);
-    tab_wrap("  ", "medians of at least 3 runs; ~...* an estimate from the growth between the mode's last two "
+    tab_wrap("  ",
+             "medians of at least 3 runs; ~...* an estimate from the growth between the mode's last two "
              "measured sizes (the run would pass the ladder's limit); every other name is a fresh rand(n, n), "
-             "made before the clock starts.", width, 2);
+             "made before the clock starts.",
+             width, 2);
     ladder_table(t, sizes, nsizes, 0, width);
     ladder_table(t, sizes, nsizes, 1, width);
     unavailable_lines(t, width);

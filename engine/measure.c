@@ -141,19 +141,13 @@ static const void *call_code(const ast *e, const cuk_ops *o, int *unknown)
 static const void *node_code(const ast *e, const cuk_ops *o, int *unknown)
 {
     switch (e->kind) {
-    case AST_BINARY:
-        return e->op == TK_AT ? (const void *)o->matmul : (const void *)o->ewise;
-    case AST_NEGATE:
-        return e->kid[0]->kind == AST_NUMBER ? NULL : (const void *)o->unary;
-    case AST_TRANSPOSE:
-        return (const void *)o->transpose;
+    case AST_BINARY: return e->op == TK_AT ? (const void *)o->matmul : (const void *)o->ewise;
+    case AST_NEGATE: return e->kid[0]->kind == AST_NUMBER ? NULL : (const void *)o->unary;
+    case AST_TRANSPOSE: return (const void *)o->transpose;
     case AST_INDEX:
-    case AST_MATRIX:
-        return (const void *)o->copy2d;
-    case AST_CALL:
-        return call_code(e, o, unknown);
-    default:
-        return NULL;
+    case AST_MATRIX: return (const void *)o->copy2d;
+    case AST_CALL: return call_code(e, o, unknown);
+    default: return NULL;
     }
 }
 
@@ -252,8 +246,8 @@ static int batch(double slice_ms, double run_ms, int have, int max_runs)
 static int lane_done(const measure_lane *l, const measure_plan *p)
 {
     int k_done = l->nk >= p->max_runs || (l->nk >= p->min_runs && l->spent_k >= p->share_ms / 2);
-    int e_done = !mode_on_device(l->be) || l->ne >= p->max_runs ||
-                 (l->ne >= p->min_runs && l->spent_e >= p->share_ms / 2);
+    int e_done =
+        !mode_on_device(l->be) || l->ne >= p->max_runs || (l->ne >= p->min_runs && l->spent_e >= p->share_ms / 2);
     return k_done && e_done;
 }
 

@@ -84,7 +84,10 @@ res_ratio res_step(const result_table *t, int i)
     return none;
 }
 
-const char *res_fmt_ratio(char *buf, unsigned cap, res_ratio r) { return stats_fmt_ratio(buf, cap, r.x, r.noise, r.est); }
+const char *res_fmt_ratio(char *buf, unsigned cap, res_ratio r)
+{
+    return stats_fmt_ratio(buf, cap, r.x, r.noise, r.est);
+}
 
 double res_rate(const result_table *t, int i, const cost_ceilings *ce, double *pct, int *is_compute)
 {
@@ -199,8 +202,8 @@ static void json_row(json_buf *j, const result_table *t, int i, const cost_ceili
     json_ratio(j, "x_blas_e2e", res_speedup(t, i, "blas", 1));
     json_ratio(j, "step", res_step(t, i));
     json_num(j, "rel_err", r->rel_err);
-    json_bool(j, "same_code_as_cpu", res_find(t, "cpu", r->size) >= 0 && r->code &&
-                                         r->code == t->rows[res_find(t, "cpu", r->size)].code);
+    json_bool(j, "same_code_as_cpu",
+              res_find(t, "cpu", r->size) >= 0 && r->code && r->code == t->rows[res_find(t, "cpu", r->size)].code);
     json_close(j);
 }
 
@@ -275,15 +278,60 @@ static void csv_num(sbuf *b, double v, int last_field)
     csv_field(b, t, last_field);
 }
 
-static const char *const csv_head[] = {
-    "table", "expr", "var", "n", "mode", "available", "why", "shapes", "seed", "err_ref",
-    "kernel_runs", "kernel_ms_median", "kernel_ms_min", "kernel_ms_max", "kernel_ms_q1", "kernel_ms_q3",
-    "e2e_runs", "e2e_ms_median", "e2e_ms_min", "e2e_ms_max", "e2e_ms_q1", "e2e_ms_q3",
-    "wall_ms_median", "estimated", "est_kernel_ms", "est_e2e_ms", "flops", "bytes",
-    "h2d_bytes", "d2h_bytes", "h2d_ms", "d2h_ms", "rate", "rate_unit", "pct_peak",
-    "x_cpu", "x_cpu_noise", "x_cpu_e2e", "x_cpu_e2e_noise", "x_blas", "x_blas_noise", "step", "step_noise",
-    "rel_err", "device", "device_peak_gflops", "device_bandwidth_gbs", "host", "host_peak_gflops",
-    "host_bandwidth_gbs", "cuda_driver", "cuda_runtime", "cublas", "blas"};
+static const char *const csv_head[] = {"table",
+                                       "expr",
+                                       "var",
+                                       "n",
+                                       "mode",
+                                       "available",
+                                       "why",
+                                       "shapes",
+                                       "seed",
+                                       "err_ref",
+                                       "kernel_runs",
+                                       "kernel_ms_median",
+                                       "kernel_ms_min",
+                                       "kernel_ms_max",
+                                       "kernel_ms_q1",
+                                       "kernel_ms_q3",
+                                       "e2e_runs",
+                                       "e2e_ms_median",
+                                       "e2e_ms_min",
+                                       "e2e_ms_max",
+                                       "e2e_ms_q1",
+                                       "e2e_ms_q3",
+                                       "wall_ms_median",
+                                       "estimated",
+                                       "est_kernel_ms",
+                                       "est_e2e_ms",
+                                       "flops",
+                                       "bytes",
+                                       "h2d_bytes",
+                                       "d2h_bytes",
+                                       "h2d_ms",
+                                       "d2h_ms",
+                                       "rate",
+                                       "rate_unit",
+                                       "pct_peak",
+                                       "x_cpu",
+                                       "x_cpu_noise",
+                                       "x_cpu_e2e",
+                                       "x_cpu_e2e_noise",
+                                       "x_blas",
+                                       "x_blas_noise",
+                                       "step",
+                                       "step_noise",
+                                       "rel_err",
+                                       "device",
+                                       "device_peak_gflops",
+                                       "device_bandwidth_gbs",
+                                       "host",
+                                       "host_peak_gflops",
+                                       "host_bandwidth_gbs",
+                                       "cuda_driver",
+                                       "cuda_runtime",
+                                       "cublas",
+                                       "blas"};
 #define CSV_COLS ((int)(sizeof csv_head / sizeof csv_head[0]))
 
 static void csv_stat(sbuf *b, const stat_summary *s)
@@ -409,8 +457,8 @@ static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *c
     res_fmt_ratio(x3, sizeof x3, res_speedup(t, i, "blas", 0));
     res_fmt_ratio(st, sizeof st, res_step(t, i));
     sb_printf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->mode->name, r->size,
-              r->kernel.runs, md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate,
-              pc, x1, x2, x3, st, err);
+              r->kernel.runs, md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate, pc, x1,
+              x2, x3, st, err);
 }
 
 static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
@@ -427,11 +475,12 @@ static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
         sb_printf(b, "- CUDA driver %d.%d, runtime %d.%d, cuBLAS %d\n", d.f.driver_version / 1000,
                   d.f.driver_version % 1000 / 10, d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10,
                   gpu_cublas_version());
-    sb_printf(b, "- BLAS: %s\n- seed: %llu\n- times: median [min-max] of the runs, in ms; "
+    sb_printf(b,
+              "- BLAS: %s\n- seed: %llu\n- times: median [min-max] of the runs, in ms; "
               "end-to-end: operands copied in, kernel, result copied back\n- error: relative, against %s\n\n",
               blas_describe(), (unsigned long long)t->seed, t->err_ref[0] ? t->err_ref : "-");
     sb_printf(b, "| mode | n | runs | kernel | end-to-end | rate | %% peak | vs cpu | vs cpu e2e | vs blas | step "
-              "| error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                 "| error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < t->nrows; i++)
         md_row(b, t, i, ce);
 }

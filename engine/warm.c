@@ -24,13 +24,13 @@ static struct {
     struct {
         const cuk_backend *mode;
         unsigned long variants;
-    } mode[MAX_MODES * 4];                /* warmed modes */
+    } mode[MAX_MODES * 4]; /* warmed modes */
     int nmodes;
     struct {
         const cuk_backend *mode;
         unsigned long variants;
         int m, n, k;
-    } shape[MAX_MODES * SHAPES];          /* products already run once */
+    } shape[MAX_MODES * SHAPES]; /* products already run once */
     int nshape;
 } W;
 

@@ -59,13 +59,17 @@ static void why_traffic(const cost_report *r, int width)
             line(width, "requested", "two floats loaded per multiply-add, and the result: 4 B*(2*m*n*k + m*n) = %s",
                  gbytes(b, sizeof b, r->req_bytes));
         else if (r->reuse > 1)
-            line(width, "requested", "two floats per multiply-add, each load reused %d times from the tile: "
-                 "4 B*(2*m*n*k/%d + m*n) = %s", r->reuse, r->reuse, gbytes(b, sizeof b, r->req_bytes));
+            line(width, "requested",
+                 "two floats per multiply-add, each load reused %d times from the tile: "
+                 "4 B*(2*m*n*k/%d + m*n) = %s",
+                 r->reuse, r->reuse, gbytes(b, sizeof b, r->req_bytes));
         else
-            line(width, "requested", "about the minimum (the library blocks the product in registers and shared "
-                 "memory): %s", gbytes(b, sizeof b, r->req_bytes));
-        line(width, "", "intensity %.3g FLOP/B as the kernel asks; %.3g FLOP/B at the minimum",
-             r->flops / r->req_bytes, r->flops / r->min_bytes);
+            line(width, "requested",
+                 "about the minimum (the library blocks the product in registers and shared "
+                 "memory): %s",
+                 gbytes(b, sizeof b, r->req_bytes));
+        line(width, "", "intensity %.3g FLOP/B as the kernel asks; %.3g FLOP/B at the minimum", r->flops / r->req_bytes,
+             r->flops / r->min_bytes);
         if (r->onchip_bytes > 0)
             line(width, "on chip", "every multiply-add reads two floats from %s: %s",
                  r->reuse == 1 ? "L1 (global loads)" : "shared memory", gbytes(a, sizeof a, r->onchip_bytes));
@@ -115,43 +119,54 @@ static void why_reached(const cost_report *r, int width)
 static void why_verdict(const cost_report *r, int width)
 {
     char a[32], b[32], text[600];
-    double frac = r->bound == COST_COMPUTE ? r->frac_compute : r->bound == COST_MEMORY ? r->frac_memory
-                                                                                        : r->frac_onchip;
+    double frac = r->bound == COST_COMPUTE  ? r->frac_compute
+                  : r->bound == COST_MEMORY ? r->frac_memory
+                                            : r->frac_onchip;
     switch (r->bound) {
     case COST_COPIES:
-        snprintf(text, sizeof text, "bound by copies: moving the operands took %s, the kernel %s. Keep them "
-                 "on the device: they stay there between commands.", fmt_ms(a, sizeof a, r->copy_ms),
-                 fmt_ms(b, sizeof b, r->ms));
+        snprintf(text, sizeof text,
+                 "bound by copies: moving the operands took %s, the kernel %s. Keep them "
+                 "on the device: they stay there between commands.",
+                 fmt_ms(a, sizeof a, r->copy_ms), fmt_ms(b, sizeof b, r->ms));
         break;
     case COST_LAUNCH:
-        snprintf(text, sizeof text, "bound by launch latency: at the ceilings it would take %s; it took %s, "
-                 "the fixed cost of starting kernels. Give each launch more work.", fmt_ms(a, sizeof a, r->ideal_ms),
-                 fmt_ms(b, sizeof b, r->ms));
+        snprintf(text, sizeof text,
+                 "bound by launch latency: at the ceilings it would take %s; it took %s, "
+                 "the fixed cost of starting kernels. Give each launch more work.",
+                 fmt_ms(a, sizeof a, r->ideal_ms), fmt_ms(b, sizeof b, r->ms));
         break;
     case COST_ONCHIP:
-        snprintf(text, sizeof text, "bound by on-chip memory: the %dx%d tiles cut the loads from memory %d-fold, "
+        snprintf(text, sizeof text,
+                 "bound by on-chip memory: the %dx%d tiles cut the loads from memory %d-fold, "
                  "but each multiply-add still reads two floats from shared memory, at %.0f%% of its bandwidth. "
-                 "Register blocking (several outputs per thread) is the next rung.", r->reuse, r->reuse, r->reuse,
-                 100 * frac);
+                 "Register blocking (several outputs per thread) is the next rung.",
+                 r->reuse, r->reuse, r->reuse, 100 * frac);
         break;
     case COST_MEMORY:
         if (r->matmul && r->reuse == 1)
-            snprintf(text, sizeof text, "bound by memory: its loads ask for 8 bytes per multiply-add (%.3g FLOP/B, "
+            snprintf(text, sizeof text,
+                     "bound by memory: its loads ask for 8 bytes per multiply-add (%.3g FLOP/B, "
                      "below the ridge of %.3g), so the loads, not the arithmetic, set the pace. %s",
-                     r->flops / r->req_bytes, r->peak_gflops / r->bw_gbs, r->onchip_gbs > 0
-                     ? "Shared-memory tiles reuse each load." : "Blocking the loops for the cache reuses each "
-                     "load, as blas does.");
+                     r->flops / r->req_bytes, r->peak_gflops / r->bw_gbs,
+                     r->onchip_gbs > 0 ? "Shared-memory tiles reuse each load."
+                                       : "Blocking the loops for the cache reuses each "
+                                         "load, as blas does.");
         else
-            snprintf(text, sizeof text, "bound by memory: it streams its data at %.0f%% of the bandwidth and "
-                     "does little arithmetic per byte.", 100 * frac);
+            snprintf(text, sizeof text,
+                     "bound by memory: it streams its data at %.0f%% of the bandwidth and "
+                     "does little arithmetic per byte.",
+                     100 * frac);
         break;
     case COST_COMPUTE:
-        snprintf(text, sizeof text, "bound by compute: it reaches %.0f%% of the FP32 peak and less of any "
-                 "bandwidth.%s", 100 * frac, frac < 0.5 ? " The rest is latency: too few threads in flight to fill "
-                 "the machine at this size, or the tail of the last wave." : "");
+        snprintf(text, sizeof text,
+                 "bound by compute: it reaches %.0f%% of the FP32 peak and less of any "
+                 "bandwidth.%s",
+                 100 * frac,
+                 frac < 0.5 ? " The rest is latency: too few threads in flight to fill "
+                              "the machine at this size, or the tail of the last wave."
+                            : "");
         break;
-    default:
-        snprintf(text, sizeof text, "no verdict: the ceilings of %s are not known here.", r->where);
+    default: snprintf(text, sizeof text, "no verdict: the ceilings of %s are not known here.", r->where);
     }
     line(width, "verdict", "%s", text);
 }
@@ -162,12 +177,13 @@ static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilin
     char k[32];
     out_printf("why: %s  (mode %s%s)\n", c->text, op->mode->name, c->runs > 1 ? ", median of the runs" : "");
     int timed = cost_explain(c, op, ce, &r) == 0;
-    line(width, "op", "%s %s on %s, kernel %s", op->op, op->shapes, r.where, timed ? fmt_ms(k, sizeof k, r.ms)
-                                                                                     : "not timed");
+    line(width, "op", "%s %s on %s, kernel %s", op->op, op->shapes, r.where,
+         timed ? fmt_ms(k, sizeof k, r.ms) : "not timed");
     why_traffic(&r, width);
     why_ceilings(&r, ce, width);
     if (!timed) {
-        line(width, "verdict", "none: this command ran untimed. `time on` or the panel time every command, and "
+        line(width, "verdict",
+             "none: this command ran untimed. `time on` or the panel time every command, and "
              "so does this session from now on: run it again, then `why`.");
         return;
     }
@@ -220,8 +236,8 @@ int cmd_why(cuk_session *s, const stmt *st)
         return 0;
     }
     if (c->failed) {
-        out_printf("why: `%s` %s: nothing was measured\n", c->text, c->failed == TIMING_STOPPED ? "was stopped"
-                                                                                                 : "failed");
+        out_printf("why: `%s` %s: nothing was measured\n", c->text,
+                   c->failed == TIMING_STOPPED ? "was stopped" : "failed");
         return 0;
     }
     const timing_op *op = cost_main_op(c);
@@ -373,8 +389,8 @@ int cmd_roofline(cuk_session *s, const stmt *st)
     if (ce.device)
         out_printf("  / = %.32s: %.3g TB/s to %.3g TFLOP/s; : on chip %.3g TB/s\n", ce.device_name, ce.dev_gbs / 1e3,
                    ce.dev_gflops / 1e3, ce.dev_onchip_gbs / 1e3);
-    out_printf("  . - host: %.3g GB/s to %.4g GFLOP/s (one core), %.4g (all %d)\n", ce.host_gbs,
-               ce.host_core_gflops, ce.host_gflops, ce.host_cores);
+    out_printf("  . - host: %.3g GB/s to %.4g GFLOP/s (one core), %.4g (all %d)\n", ce.host_gbs, ce.host_core_gflops,
+               ce.host_gflops, ce.host_cores);
     for (int i = 0; i < n; i++) {
         char rate[32];
         fmt_rate(rate, sizeof rate, p[i].gflops * 1e9, "FLOP");

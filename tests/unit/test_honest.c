@@ -231,8 +231,8 @@ static void fake_bench(result_table *t)
     static const struct {
         const char *mode;
         double kernel, e2e;
-    } rows[] = {{"cpu", 958, 958}, {"blas", 2.05, 2.06}, {"naive", 0.389, 24.5}, {"tiled", 0.301, 24.3},
-                {"fast", 0, 0}, {"cublas", 0.079, 24.1}};
+    } rows[] = {{"cpu", 958, 958},      {"blas", 2.05, 2.06}, {"naive", 0.389, 24.5},
+                {"tiled", 0.301, 24.3}, {"fast", 0, 0},       {"cublas", 0.079, 24.1}};
     memset(t, 0, sizeof *t);
     snprintf(t->expr, sizeof t->expr, "A @ B");
     snprintf(t->err_ref, sizeof t->err_ref, "float64");
@@ -334,8 +334,8 @@ static void bench_fits(void)
         shown[0] = '\0';
         bench_print(&t, &ce, width);
         CHECKF(widest() <= width, "a line of %d columns at width %d:\n%s", widest(), width, shown);
-        CHECKF(strstr(shown, "  fast ") && strstr(shown, "unavailable: the fast kernel"),
-               "the unavailable row at %d", width);
+        CHECKF(strstr(shown, "  fast ") && strstr(shown, "unavailable: the fast kernel"), "the unavailable row at %d",
+               width);
         CHECKF(strstr(shown, "~1x (noise)"), "no noise cell at %d", width);
         CHECKF(strstr(shown, "39.1x"), "no end-to-end speedup of naive at %d:\n%s", width, shown);
         CHECKF(strstr(shown, "12127x"), "no kernel speedup of cublas at %d", width);
@@ -418,9 +418,9 @@ static void why_verdicts(void)
     cuk_session *s = session_new(NULL);
     cost_ceilings_set(&ce);
     for (size_t i = 0; s && i < sizeof cases / sizeof cases[0]; i++) {
-        timing_op op = cases[i].text[0] == 'C' ? product(cases[i].mode, cases[i].ms)
-                                               : sum_of(cases[i].mode, cases[i].ms < 0.1 ? 1037.0 * 1055 : 268435456.0,
-                                                        cases[i].ms);
+        timing_op op = cases[i].text[0] == 'C'
+                           ? product(cases[i].mode, cases[i].ms)
+                           : sum_of(cases[i].mode, cases[i].ms < 0.1 ? 1037.0 * 1055 : 268435456.0, cases[i].ms);
         file_record(cases[i].text, op);
         const char *out = run_shown(s, "why");
         CHECKF(strstr(out, cases[i].verdict), "%s in %s: no '%s' in:\n%s", cases[i].text, cases[i].mode,
@@ -433,7 +433,8 @@ static void why_verdicts(void)
         lines += *p == '\n';
     CHECKF(lines <= 24 && widest() <= 80, "roofline: %d lines, %d columns", lines, widest());
     CHECKF(strstr(out, "/ = NVIDIA H200 (test)") && strstr(out, " tiled ") && strstr(out, " cublas ") &&
-           strstr(out, " naive "), "roofline:\n%s", out);
+               strstr(out, " naive "),
+           "roofline:\n%s", out);
     cost_ceilings_set(NULL);
     session_free(s);
 }
