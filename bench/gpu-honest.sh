@@ -2,7 +2,7 @@
 # gpu-honest.sh - issue #8 ("honest numbers") measured on a GPU machine: every
 # figure its "Done when" list asks for, printed to stdout. It builds nothing:
 #
-#   bench/gpu-honest.sh [path/to/cuk]        (default ./cuk; python3 needed)
+#   bench/gpu-honest.sh [path/to/cuk]     (default build/cuk; python3 needed)
 #
 #   1. first and second timed C = A @ B at 1037x1055x1031 in each GPU mode,
 #      each mode in a fresh process (within 1.2x?), and the one-time costs
@@ -13,10 +13,13 @@
 #      marked?), then `why` after naive, tiled and cublas products and after
 #      two sums, and the roofline;
 #   4. save bench in .json/.csv/.md and `cuk --json`, read back by Python;
-#      `record` keeping what was shown.
+#      `record` keeping what was shown;
+#   5. if tests/gpu_test sits beside the binary (make test builds it): its
+#      structural cases for this issue (set-up outside the first product's
+#      times, bench's end-to-end copies), with --quick.
 # The machine is shared: every comparison here is within this one run.
 set -u
-cuk=${1:-./cuk}
+cuk=${1:-build/cuk}
 if [ ! -x "$cuk" ]; then
     echo "usage: $0 path/to/cuk (no executable at '$cuk')" >&2
     exit 2
@@ -130,3 +133,15 @@ log, shown = open("session.log").read(), open("shown.txt").read()
 check("record kept what was shown, until record off", "C = 1037x1031" in log and "E = " not in log and "E = " in shown)
 print("  all OK" if ok else "  SOME FAILED")
 PY
+
+gpu_test=$(dirname "$cuk")/tests/gpu_test
+echo
+if [ -x "$gpu_test" ]; then
+    echo "== 5. $gpu_test --quick: the cases of this issue, and the summary"
+    "$gpu_test" --quick >gpu_test.txt 2>&1
+    echo "  exit status $?"
+    grep -E 'first_product_warmed|bench_end_to_end|^FAIL' gpu_test.txt | sed 's/^/  /'
+    echo "  $(grep -c '^PASS' gpu_test.txt) passed, $(grep -c '^FAIL' gpu_test.txt) failed, $(grep -c '^SKIP' gpu_test.txt) skipped"
+else
+    echo "== 5. (no $gpu_test beside the binary: make test builds it)"
+fi
