@@ -21,6 +21,19 @@ extern "C" cuk_dot_fn naive_dot;
 
 /* --- matrix product ---------------------------------------------------------- */
 
+/* c[i][j] = row i of a (m x k) . column j of b (k x n), straight from
+ * global memory; nothing for a thread outside c. */
+static __device__ __forceinline__ void naive_element(float *c, const float *a, const float *b, int m, int n, int k,
+                                                     int i, int j)
+{
+    if (i >= m || j >= n)
+        return;
+    float acc = 0.0f;
+    for (int p = 0; p < k; p++)
+        acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
+    c[(size_t)i * n + j] = acc;
+}
+
 /* c (m x n) = a (m x k) @ b (k x n) (`set coalesce on`, the default).
  * threadIdx.x walks the columns j, so a warp (2 rows of 16 threads of a
  * 16 x 16 block) reads 16 neighbouring elements of a row of b and writes 16
@@ -33,12 +46,7 @@ static __global__ void matmul_naive(float *c, const float *a, const float *b, in
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= m || j >= n)
-        return;
-    float acc = 0.0f;
-    for (int p = 0; p < k; p++)
-        acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
-    c[(size_t)i * n + j] = acc;
+    naive_element(c, a, b, m, n, k, i, j);
 }
 
 /* The same product with threadIdx.x walking the rows i instead (`set
@@ -55,12 +63,7 @@ static __global__ void matmul_naive_uncoalesced(float *c, const float *a, const 
 {
     int i = blockIdx.y * BLOCK + threadIdx.x;   /* the block is square: swapping x and y keeps it in place */
     int j = blockIdx.x * BLOCK + threadIdx.y;
-    if (i >= m || j >= n)
-        return;
-    float acc = 0.0f;
-    for (int p = 0; p < k; p++)
-        acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
-    c[(size_t)i * n + j] = acc;
+    naive_element(c, a, b, m, n, k, i, j);
 }
 
 extern "C" int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)

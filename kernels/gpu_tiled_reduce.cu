@@ -210,48 +210,6 @@ template <int K> static __device__ float block_tree(float v)
     return s[0];
 }
 
-/* out[blockIdx.x] = reduction of this block's grid-stride share of in (n
- * elements). Run once with many blocks to get one partial per block, then
- * once with one block over the partials; that last run applies `fin` (count
- * is the element count the mean divides by). */
-template <int K>
-static __device__ __forceinline__ void reduce_tree(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    float acc = block_tree<K>(thread_fold<K>(in, n));
-    if (threadIdx.x == 0)
-        out[blockIdx.x] = finish(acc, fin, count);
-}
-
-/* The kernels, one per combining rule, so that each has its own name in
- * `kernels` and in a profiler. */
-static __global__ void reduce_sum(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_SUM>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_SUMSQ>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_min(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_MIN>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_max(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_tree<K_MAX>(in, n, out, fin, count);
-}
-
-/* The first pass of dot: the same, over the products x[i]*y[i]. */
-static __global__ void dot_tree(const float *x, const float *y, size_t n, float *out)
-{
-    float acc = block_tree<K_SUM>(thread_dot(x, y, n));
-    if (threadIdx.x == 0)
-        out[blockIdx.x] = acc;
-}
-
 /* --- shuffle: the same grid, warps fold in registers --------------------------- */
 
 /* A warp's 32 values folded by __shfl_down_sync: each round every lane adds
@@ -283,40 +241,59 @@ template <int K> static __device__ float block_shfl(float v)
     return v;
 }
 
-template <int K>
-static __device__ __forceinline__ void reduce_shfl(const float *in, size_t n, float *out, int fin, size_t count)
+/* --- the first-pass kernels of grid and shuffle ----------------------------- */
+
+/* How a block folds its threads' values: the shared-memory tree (`set
+ * reduce grid`) or warp shuffles (`set reduce shuffle`). */
+enum { FOLD_TREE, FOLD_SHFL };
+
+template <int F, int K> static __device__ __forceinline__ float block_fold(float v)
 {
-    float acc = block_shfl<K>(thread_fold<K>(in, n));
+    return F == FOLD_TREE ? block_tree<K>(v) : block_shfl<K>(v);
+}
+
+/* out[blockIdx.x] = reduction of this block's grid-stride share of in (n
+ * elements). Run once with many blocks to get one partial per block, then
+ * once with one block over the partials; that last run applies `fin` (count
+ * is the element count the mean divides by). */
+template <int F, int K>
+static __device__ __forceinline__ void reduce_pass(const float *in, size_t n, float *out, int fin, size_t count)
+{
+    float acc = block_fold<F, K>(thread_fold<K>(in, n));
     if (threadIdx.x == 0)
         out[blockIdx.x] = finish(acc, fin, count);
 }
 
-static __global__ void reduce_shfl_sum(const float *in, size_t n, float *out, int fin, size_t count)
+/* The first pass of dot: the same, over the products x[i]*y[i]. */
+template <int F> static __device__ __forceinline__ void dot_pass(const float *x, const float *y, size_t n, float *out)
 {
-    reduce_shfl<K_SUM>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_shfl_sumsq(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_shfl<K_SUMSQ>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_shfl_min(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_shfl<K_MIN>(in, n, out, fin, count);
-}
-
-static __global__ void reduce_shfl_max(const float *in, size_t n, float *out, int fin, size_t count)
-{
-    reduce_shfl<K_MAX>(in, n, out, fin, count);
-}
-
-static __global__ void dot_shfl(const float *x, const float *y, size_t n, float *out)
-{
-    float acc = block_shfl<K_SUM>(thread_dot(x, y, n));
+    float acc = block_fold<F, K_SUM>(thread_dot(x, y, n));
     if (threadIdx.x == 0)
         out[blockIdx.x] = acc;
 }
+
+/* The kernels, one per fold and combining rule, so that each has its own
+ * name in `kernels` and in a profiler. */
+#define REDUCE_KERNEL(name, F, K)                                                              \
+    static __global__ void name(const float *in, size_t n, float *out, int fin, size_t count) \
+    {                                                                                          \
+        reduce_pass<F, K>(in, n, out, fin, count);                                             \
+    }
+#define DOT_KERNEL(name, F)                                                              \
+    static __global__ void name(const float *x, const float *y, size_t n, float *out) \
+    {                                                                                    \
+        dot_pass<F>(x, y, n, out);                                                       \
+    }
+REDUCE_KERNEL(reduce_sum, FOLD_TREE, K_SUM)
+REDUCE_KERNEL(reduce_sumsq, FOLD_TREE, K_SUMSQ)
+REDUCE_KERNEL(reduce_min, FOLD_TREE, K_MIN)
+REDUCE_KERNEL(reduce_max, FOLD_TREE, K_MAX)
+DOT_KERNEL(dot_tree, FOLD_TREE)
+REDUCE_KERNEL(reduce_shfl_sum, FOLD_SHFL, K_SUM)
+REDUCE_KERNEL(reduce_shfl_sumsq, FOLD_SHFL, K_SUMSQ)
+REDUCE_KERNEL(reduce_shfl_min, FOLD_SHFL, K_MIN)
+REDUCE_KERNEL(reduce_shfl_max, FOLD_SHFL, K_MAX)
+DOT_KERNEL(dot_shfl, FOLD_SHFL)
 
 /* --- dispatch --------------------------------------------------------------------- */
 
@@ -350,37 +327,31 @@ static struct {
         GPU_LAUNCH(fold, 1, GPU_THREADS, 0, part, (size_t)grid, out, fin, n);                          \
     } while (0)
 
-static int grid_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    unsigned grid;
-    float *part;
-    if (first_pass((const void *)reduce_sum, &full.grid, n, &grid, &part) != 0)
-        return -1;
-    switch (op) {
-    case CUK_RED_SUM: TWO_PASSES(reduce_sum, reduce_sum, FIN_NONE); break;
-    case CUK_RED_MEAN: TWO_PASSES(reduce_sum, reduce_sum, FIN_MEAN); break;
-    case CUK_RED_NORM: TWO_PASSES(reduce_sumsq, reduce_sum, FIN_SQRT); break;
-    case CUK_RED_MIN: TWO_PASSES(reduce_min, reduce_min, FIN_NONE); break;
-    case CUK_RED_MAX: TWO_PASSES(reduce_max, reduce_max, FIN_NONE); break;
-    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
+/* The five reductions through one family of first-pass kernels, named
+ * P##sum, P##sumsq, P##min, P##max (P is reduce_ or reduce_shfl_). */
+#define FAMILY_PASSES(P)                                                              \
+    switch (op) {                                                                     \
+    case CUK_RED_SUM: TWO_PASSES(P##sum, P##sum, FIN_NONE); break;                    \
+    case CUK_RED_MEAN: TWO_PASSES(P##sum, P##sum, FIN_MEAN); break;                   \
+    case CUK_RED_NORM: TWO_PASSES(P##sumsq, P##sum, FIN_SQRT); break;                 \
+    case CUK_RED_MIN: TWO_PASSES(P##min, P##min, FIN_NONE); break;                    \
+    case CUK_RED_MAX: TWO_PASSES(P##max, P##max, FIN_NONE); break;                    \
+    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);      \
     }
-    return 0;
-}
 
-static int shfl_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* A reduction by the grid (tree) or shuffle family: a first pass of many
+ * blocks, then one block over their partials. */
+static int family_reduce(cuk_redop op, float *out, const float *in, size_t n, int shuffle)
 {
     unsigned grid;
     float *part;
-    if (first_pass((const void *)reduce_shfl_sum, &full.shuffle, n, &grid, &part) != 0)
+    const void *first = shuffle ? (const void *)reduce_shfl_sum : (const void *)reduce_sum;
+    if (first_pass(first, shuffle ? &full.shuffle : &full.grid, n, &grid, &part) != 0)
         return -1;
-    switch (op) {
-    case CUK_RED_SUM: TWO_PASSES(reduce_shfl_sum, reduce_shfl_sum, FIN_NONE); break;
-    case CUK_RED_MEAN: TWO_PASSES(reduce_shfl_sum, reduce_shfl_sum, FIN_MEAN); break;
-    case CUK_RED_NORM: TWO_PASSES(reduce_shfl_sumsq, reduce_shfl_sum, FIN_SQRT); break;
-    case CUK_RED_MIN: TWO_PASSES(reduce_shfl_min, reduce_shfl_min, FIN_NONE); break;
-    case CUK_RED_MAX: TWO_PASSES(reduce_shfl_max, reduce_shfl_max, FIN_NONE); break;
-    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
-    }
+    if (shuffle)
+        FAMILY_PASSES(reduce_shfl_)
+    else
+        FAMILY_PASSES(reduce_)
     return 0;
 }
 
@@ -391,8 +362,8 @@ extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
     if (variant_is(VAR_REDUCE, "seed"))
         return seed_reduce(op, out, in, NULL, n);
     if (variant_is(VAR_REDUCE, "shuffle"))
-        return shfl_reduce(op, out, in, n);
-    return grid_reduce(op, out, in, n);
+        return family_reduce(op, out, in, n, 1);
+    return family_reduce(op, out, in, n, 0);
 }
 
 extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
