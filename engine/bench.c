@@ -254,7 +254,7 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
     char rate[32];
     int compute;
     double pct;
-    snprintf(c[0], TAB_CELL, "%s", r->mode->name);
+    snprintf(c[0], TAB_CELL, "%s", res_row_name(r));
     if (!res_available(r)) {
         snprintf(c[1], TAB_CELL, "\tunavailable: %.*s", TAB_CELL - 16, r->why);
         return;
@@ -307,12 +307,17 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
         out_errorf("error: out of host memory\n");
         return;
     }
-    for (int i = 0; i < t->nrows; i++)
+    tab_col cols[BENCH_COLS];
+    memcpy(cols, bench_cols, sizeof cols);
+    for (int i = 0; i < t->nrows; i++) { /* the first column as wide as its widest name ("atile=transposed") */
         bench_cells(t, i, ce, cells + (size_t)i * BENCH_COLS);
+        int w = tab_width(cells[(size_t)i * BENCH_COLS]);
+        cols[0].width = w > cols[0].width ? w : cols[0].width;
+    }
     bench_heading(t, width);
-    tab_print(bench_cols, BENCH_COLS, cells, t->nrows, width, 2);
+    tab_print(cols, BENCH_COLS, cells, t->nrows, width, 2);
     free(cells);
-    char legend[600];
+    char legend[900];
     snprintf(legend, sizeof legend,
              "times are medians of the runs (kernel runs/end-to-end runs), ± half their interquartile range. "
              "end-to-end: fresh "
@@ -320,6 +325,7 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
              "host, the kernel run itself). ~1x (noise): the two modes' bands (quartiles, at least ±5%%) overlap, "
              "or they run the same code. "
              "step: over the row above. "
+             "A row named switch=value ran in the current mode with that switch set (bench variants:). "
              "error: relative, against %s.",
              t->err_ref[0] ? t->err_ref : "nothing (not known for this expression)");
     tab_wrap("  ", legend, width, 2);
@@ -352,7 +358,9 @@ static void fill_rows(const ast *e, measure_lane *lanes, int n, result_table *t)
     for (int i = 0; i < n; i++) {
         result_row *r = &t->rows[lane_row(t, i)];
         measure_row(&lanes[i], r);
-        r->code = measure_code(e, lanes[i].be);
+        /* variants of one mode call the same backend functions, yet run
+         * different kernels: only their timings can call them equal */
+        r->code = lanes[i].sw ? 0 : measure_code(e, lanes[i].be);
     }
 }
 
@@ -380,25 +388,87 @@ static void bench_show(cuk_session *s, const result_table *t)
     }
 }
 
-int cmd_bench(cuk_session *s, const stmt *st)
+/* The operations e runs ("matmul", "sum"), from one quiet run of it in the
+ * current mode: how many, or -1 with the error set. */
+static int ops_of(cuk_session *s, const stmt *st, char (*names)[16], int cap)
+{
+    int n = 0;
+    timing_quiet(1);
+    timing_begin(s->src->text + st->start, st->end - st->start, s->mode);
+    cuk_matrix *m = eval_expr(s, st->expr);
+    int rc = timing_end(m == NULL);
+    timing_quiet(0);
+    mat_unref(m);
+    if (!m || rc != 0)
+        return -1;
+    const timing_cmd *c = timing_last();
+    for (int i = 0; i < c->nops && n < cap; i++)
+        snprintf(names[n++], 16, "%s", c->ops[i].op);
+    return n;
+}
+
+/* bench variants: EXPR. Rows and lanes for every value of every switch that
+ * changes a kernel e runs in the current mode (`set` lists the switches;
+ * their `affects` line says which). */
+static int plan_variant_rows(cuk_session *s, const stmt *st, result_table *t, measure_lane *lanes)
+{
+    char ops[TIMING_MAX_OPS][16];
+    int nops = ops_of(s, st, ops, TIMING_MAX_OPS), n = 0;
+    for (int v = 0; nops > 0 && v < VAR_COUNT; v++) {
+        const variant_switch *sw = variant_get(v);
+        int hit = 0;
+        for (int k = 0; k < nops; k++)
+            hit |= variant_applies(sw, s->mode->name, ops[k]);
+        for (int i = 0; hit && i < sw->nvalues && n < MEASURE_MAX_MODES; i++, n++) {
+            result_row *r = &t->rows[t->nrows++];
+            memset(r, 0, sizeof *r);
+            r->mode = s->mode;
+            r->rel_err = NAN;
+            lanes[n].be = s->mode;
+            lanes[n].sw = sw;
+            lanes[n].choice = i;
+        }
+    }
+    if (nops >= 0 && n == 0)
+        return cuk_err_at(st->cmd_pos, "bench variants: no switch changes the kernels of this expression in mode %s "
+                                       "(`set` lists the switches and what each affects)",
+                          s->mode->name);
+    return nops < 0 ? -1 : n;
+}
+
+/* 1 if the subset is the word `variants`. */
+static int wants_variants(const stmt *st)
+{
+    return st->narg == 1 && st->arg[0]->kind == AST_NAME && !strcmp(st->arg[0]->text, "variants");
+}
+
+/* The rows and lanes of a bench: the modes named (or all), or the variants
+ * of the current mode; how many lanes run, or -1 with the error set. */
+static int plan_bench(cuk_session *s, const stmt *st, result_table *t, measure_lane *lanes)
 {
     const cuk_backend *modes[MEASURE_MAX_MODES];
+    if (wants_variants(st))
+        return plan_variant_rows(s, st, t, lanes);
+    int nmodes = measure_modes(st, modes, "bench");
+    if (nmodes < 0)
+        return -1;
+    int n = plan_rows(modes, nmodes, t, lanes);
+    return n > 0 ? n : cuk_err_at(st->cmd_pos, "bench: none of these modes is available here");
+}
+
+int cmd_bench(cuk_session *s, const stmt *st)
+{
     measure_lane lanes[MEASURE_MAX_MODES];
     result_table *t = calloc(1, sizeof *t);
     measure_plan plan = {measure_budget("CUK_BENCH_SHARE_MS", BENCH_SHARE_MS), BENCH_MIN_RUNS, BENCH_MAX_RUNS, 1};
     const char *text = s->src->text + st->start;
     size_t len = st->end - st->start;
-    int nmodes = t ? measure_modes(st, modes, "bench") : cuk_err("out of host memory");
-    if (nmodes < 0) {
-        free(t);
-        return -1;
-    }
+    if (!t)
+        return cuk_err("out of host memory");
     memset(lanes, 0, sizeof lanes);
-    int n = plan_rows(modes, nmodes, t, lanes), rc = 0;
+    int n = plan_bench(s, st, t, lanes), rc = n < 0 ? -1 : 0;
     snprintf(t->expr, sizeof t->expr, "%.*s", (int)(st->expr->end - st->expr->start), s->src->text + st->expr->start);
     t->seed = s->seed;
-    if (n == 0)
-        rc = cuk_err_at(st->cmd_pos, "bench: none of these modes is available here");
     if (rc == 0)
         rc = measure_run(s, text, len, st->expr, lanes, n, &plan);
     if (rc == 0) {
@@ -408,7 +478,7 @@ int cmd_bench(cuk_session *s, const stmt *st)
         res_set_last(t);
         bench_show(s, t);
     }
-    measure_free(lanes, n);
+    measure_free(lanes, n > 0 ? n : 0);
     free(t);
     return rc;
 }

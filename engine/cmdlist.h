@@ -33,7 +33,7 @@ typedef enum {
     X(CLEAR, clear, NULL, ARGS_WORDS, "clear [names]", "delete some or all variables")                           \
     X(SEED, seed, NULL, ARGS_EXPR, "seed N", "make rand/randn reproducible (the same in every mode)")            \
     X(BENCH, bench, NULL, ARGS_BENCH, "bench [MODES:] EXPR",                                                     \
-      "every mode, or those named: runs, spread, speedups")                                                      \
+      "every mode, those named, or variants: (the switches): runs, spread, speedups")                           \
     X(LADDER, ladder, NULL, ARGS_LADDER, "ladder EXPR for n in N",                                               \
       "sizes x modes in a time budget; estimates marked *")                                                      \
     X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times (or for 1 s): median and range")   \

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "engine/eval.h"
 #include "kernels/gpu.h"
+#include "kernels/variants.h"
 
 #define MAX_NAMES 32
 /* A first run this slow is kept as a measurement: what a first run adds
@@ -300,10 +301,21 @@ static int all_done(const measure_lane *lanes, int n)
     return 1;
 }
 
+/* Put the session in the lane's mode, and its switch at the lane's value. */
+static void lane_enter(cuk_session *s, const measure_lane *l)
+{
+    s->mode = l->be;
+    if (l->sw)
+        variant_set(l->sw->name, l->sw->values[l->choice].value);
+}
+
 int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, measure_lane *lanes, int n,
                 const measure_plan *p)
 {
     const cuk_backend *saved = s->mode, *chosen = s->chosen;
+    int switches[VAR_COUNT];
+    for (int v = 0; v < VAR_COUNT; v++)
+        switches[v] = variant_current(variant_get(v));
     name_list names = {{0}, 0};
     int rc = 0;
     collect_names(e, &names);
@@ -312,15 +324,17 @@ int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, meas
     timing_kernel_events(1);
     timing_quiet(1);
     for (int i = 0; i < n && rc == 0; i++) {
-        s->mode = lanes[i].be;
+        lane_enter(s, &lanes[i]);
         rc = lane_first(s, text, len, e, &lanes[i], p);
     }
     while (rc == 0 && !all_done(lanes, n))
         for (int i = 0; i < n && rc == 0; i++)
             if (!lanes[i].done) {
-                s->mode = lanes[i].be;
+                lane_enter(s, &lanes[i]);
                 rc = lane_round(s, text, len, e, &names, &lanes[i], p);
             }
+    for (int v = 0; v < VAR_COUNT; v++) /* the user's settings, whatever the lanes did */
+        variant_set(variant_get(v)->name, variant_get(v)->values[switches[v]].value);
     timing_quiet(0);
     s->measuring = 0;
     s->mode = saved;
@@ -332,6 +346,8 @@ void measure_row(const measure_lane *l, result_row *row)
 {
     memset(row, 0, sizeof *row);
     row->mode = l->be;
+    if (l->sw)
+        snprintf(row->label, sizeof row->label, "%s=%s", l->sw->name, l->sw->values[l->choice].value);
     row->rel_err = NAN;
     stats_summarise(l->k, l->nk, &row->kernel);
     stats_summarise(l->w, l->nw, &row->wall);

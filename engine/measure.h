@@ -18,6 +18,7 @@
 #include "engine/results.h"
 #include "engine/session.h"
 #include "engine/timing.h"
+#include "kernels/variants.h"
 
 #define MEASURE_MAX_MODES 32
 
@@ -39,6 +40,8 @@ typedef struct {
 
 typedef struct {
     const cuk_backend *be;
+    const variant_switch *sw; /* bench variants: the switch the lane sets ... */
+    int choice;               /* ... to this value (an index); NULL: none */
     double *k, *w, *e;       /* samples, ms: kernel, wall, end to end */
     int nk, nw, ne, cap_k, cap_w, cap_e;
     double spent_k, spent_e; /* run time so far */

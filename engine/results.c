@@ -31,6 +31,8 @@ const result_table *res_last(void) { return have_last ? &last : NULL; }
 
 int res_available(const result_row *r) { return r->why[0] == '\0'; }
 
+const char *res_row_name(const result_row *r) { return r->label[0] ? r->label : r->mode->name; }
+
 double res_kernel_ms(const result_row *r)
 {
     return r->kernel.runs ? r->kernel.med : r->estimated ? r->est_kernel_ms : -1;
@@ -176,6 +178,8 @@ static void json_row(json_buf *j, const result_table *t, int i, const cost_ceili
     double pct, rate;
     json_open_obj(j, NULL);
     json_str(j, "mode", r->mode->name);
+    if (r->label[0])
+        json_str(j, "variant", r->label);
     json_bool(j, "available", res_available(r));
     json_str(j, "why", res_available(r) ? NULL : r->why);
     if (t->ladder)
@@ -384,7 +388,7 @@ static void csv_row(sbuf *b, const result_table *t, int i, const cost_ceilings *
     csv_field(b, t->var, 0);
     snprintf(num, sizeof num, "%d", r->size);
     csv_field(b, t->ladder ? num : "", 0);
-    csv_field(b, r->mode->name, 0);
+    csv_field(b, res_row_name(r), 0);
     csv_field(b, res_available(r) ? "1" : "0", 0);
     csv_field(b, r->why, 0);
     csv_field(b, r->shapes, 0);
@@ -442,7 +446,7 @@ static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *c
     int compute;
     double pct;
     if (!res_available(r)) {
-        sb_printf(b, "| %s | %d | 0 | unavailable: %s | | | | | | | | |\n", r->mode->name, r->size, r->why);
+        sb_printf(b, "| %s | %d | 0 | unavailable: %s | | | | | | | | |\n", res_row_name(r), r->size, r->why);
         return;
     }
     double v = res_rate(t, i, ce, &pct, &compute);
@@ -456,7 +460,7 @@ static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *c
     res_fmt_ratio(x2, sizeof x2, res_speedup(t, i, "cpu", 1));
     res_fmt_ratio(x3, sizeof x3, res_speedup(t, i, "blas", 0));
     res_fmt_ratio(st, sizeof st, res_step(t, i));
-    sb_printf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->mode->name, r->size,
+    sb_printf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", res_row_name(r), r->size,
               r->kernel.runs, md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate, pc, x1,
               x2, x3, st, err);
 }

@@ -17,6 +17,7 @@
 
 typedef struct {
     const cuk_backend *mode;
+    char label[32];             /* bench variants: the switch, "tile=8"; else "" */
     char why[200];              /* unavailable: why; "" when it ran */
     int size;                   /* ladder: this cell's n; bench: 0 */
     stat_summary kernel;        /* ms; runs == 0: not measured */
@@ -51,6 +52,8 @@ const result_table *res_last(void);
 double res_kernel_ms(const result_row *r);
 double res_e2e_ms(const result_row *r);
 int res_available(const result_row *r);
+/* What names the row: its variant ("tile=8") or its mode ("tiled"). */
+const char *res_row_name(const result_row *r);
 /* The row of mode `name` at size (0 for bench), or -1. */
 int res_find(const result_table *t, const char *name, int size);
 

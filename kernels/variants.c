@@ -101,6 +101,29 @@ int variant_set(const char *name, const char *value)
     return cuk_err("set: %s can be %s, not '%s'", sw->name, choices(sw, allowed, sizeof allowed), value);
 }
 
+/* 1 if the words of list[0..n) (separated by blanks or commas) hold w. */
+static int has_word(const char *list, size_t n, const char *w)
+{
+    size_t len = strlen(w);
+    for (size_t i = 0; i + len <= n; i++)
+        if (!strncmp(list + i, w, len) && (i == 0 || strchr(" ,", list[i - 1])) &&
+            (i + len == n || strchr(" ,", list[i + len])))
+            return 1;
+    return 0;
+}
+
+int variant_applies(const variant_switch *sw, const char *mode, const char *op)
+{
+    for (const char *clause = sw->affects; *clause;) {
+        size_t len = strcspn(clause, ";"), colon = strcspn(clause, ":");
+        if (colon < len && has_word(clause, colon, mode) && has_word(clause + colon + 1, len - colon - 1, op))
+            return 1;
+        clause += len + (clause[len] == ';');
+        clause += strspn(clause, " ");
+    }
+    return 0;
+}
+
 void variant_reset(void)
 {
     for (int i = 0; i < VAR_COUNT; i++)

@@ -48,6 +48,11 @@ int variant_set(const char *name, const char *value);
 /* Every switch back to its default. */
 void variant_reset(void);
 
+/* 1 if switch sw changes the kernel of operation op ("matmul", "sum",
+ * "dot", ...) in mode `mode`, as its `affects` line says ("tiled, cublas:
+ * sum mean norm min max; tiled: dot"). */
+int variant_applies(const variant_switch *sw, const char *mode, const char *op);
+
 #ifdef __cplusplus
 }
 #endif

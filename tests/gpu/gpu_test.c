@@ -204,6 +204,27 @@ static void pool_reuse(void)
     CHECK(after.requests >= before.requests + 1000);
 }
 
+/* bench variants: A @ B in tiled races every tile size and both a-tiles,
+ * one row each, and leaves the switches as they were. */
+static void bench_variants(void)
+{
+    static const out_sink sink = {capture, no_flush, NULL};
+    static const char *rows[] = {"tile=8", "tile=16", "tile=32", "atile=plain", "atile=transposed"};
+    run_get("mode tiled; set tile 32; A = rand(257, 129); B = rand(129, 65);", "A");
+    setenv("CUK_BENCH_SHARE_MS", "20", 1);
+    captured[0] = '\0';
+    out_set_sink(&sink);
+    run_status st = run_source(oc_s, "bench variants: A @ B", 21, NULL, 1, 1);
+    out_set_sink(NULL);
+    unsetenv("CUK_BENCH_SHARE_MS");
+    CHECKF(st == RUN_OK, "bench variants failed: %s", captured);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECKF(strstr(captured, rows[i]) != NULL, "no row %s in: %.600s", rows[i], captured);
+    CHECKF(!strstr(captured, "pad=") && !strstr(captured, "reduce="), "a switch that A @ B never reads has rows");
+    CHECK(variant_is(VAR_TILE, "32"));
+    run_get("set tile 16;", "A");
+}
+
 /* Out of device memory: a clear error with the sizes, nothing changed. */
 static void out_of_memory(void)
 {
@@ -356,7 +377,7 @@ int main(int argc, char **argv)
     const char *why;
     if (!gpu_usable(&why)) {
         char name[96];
-        static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_ops",
+        static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_bench_variants", "gpu_ops",
                                       "gpu_variants", "gpu_classic_dot", "gpu_seed_reduction_timed",
                                       "gpu_random_bit_identical", "gpu_residency", "gpu_pool_reuse", "gpu_out_of_memory",
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end"};
@@ -371,6 +392,7 @@ int main(int argc, char **argv)
     check_run("gpu_available", available);
     check_run("gpu_modes_resolved", oc_modes_resolved);
     check_run("gpu_kernels_of_borrowing_mode", kernels_of_borrowing_mode);
+    check_run("gpu_bench_variants", bench_variants);
     int nshapes = quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]);
     for (size_t m = 0; m < 3; m++) {
         for (int i = 0; i < nshapes; i++)

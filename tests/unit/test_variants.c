@@ -297,6 +297,24 @@ static void kernels_read_every_value(void)
                    variant_get(i)->values[v].value);
 }
 
+/* Which (mode, operation) each switch changes, read from its affects line:
+ * what `bench variants:` races. */
+static void applies(void)
+{
+    const variant_switch *tile = variant_find("tile"), *reduce = variant_find("reduce"),
+                         *coalesce = variant_find("coalesce"), *pad = variant_find("pad");
+    CHECK(variant_applies(tile, "tiled", "matmul"));
+    CHECK(!variant_applies(tile, "tiled", "transpose") && !variant_applies(tile, "naive", "matmul"));
+    CHECK(!variant_applies(tile, "cublas", "matmul")); /* cublas borrows tiled's sum, not its product */
+    CHECK(variant_applies(coalesce, "naive", "matmul") && !variant_applies(coalesce, "tiled", "matmul"));
+    CHECK(variant_applies(pad, "tiled", "transpose") && !variant_applies(pad, "tiled", "matmul"));
+    CHECK(variant_applies(reduce, "tiled", "sum") && variant_applies(reduce, "cublas", "norm"));
+    CHECK(variant_applies(reduce, "tiled", "dot") && !variant_applies(reduce, "cublas", "dot"));
+    CHECK(!variant_applies(reduce, "tiled", "su") && !variant_applies(reduce, "tile", "sum"));
+    CHECK(run("A = rand(3, 3); bench variants: A @ A") == RUN_ERROR &&
+          strstr(captured, "bench variants: no switch changes the kernels of this expression in mode cpu"));
+}
+
 int main(void)
 {
     S = session_new(NULL);
@@ -310,6 +328,7 @@ int main(void)
     RUN(seed_grid);
     RUN(seed_host_fold);
     RUN(kernels_read_every_value);
+    RUN(applies);
     session_free(S);
     return check_exit();
 }
