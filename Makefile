@@ -35,7 +35,9 @@ probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(vo
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
 WITH_READLINE ?= $(call probe_c,readline/readline.h,-lreadline)
 WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncursesw)
-# OpenBLAS when pkg-config knows it, else the system's (reference) BLAS.
+# OpenBLAS when pkg-config knows it, else the system's BLAS (-lblas: what
+# the alternatives point at, the reference BLAS where nothing else is).
+# Which one the loader gives is found out at run time (kernels/blas.c).
 HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1 || echo 0)
 ifeq ($(HAVE_OPENBLAS),1)
 BLAS_CFLAGS ?= $(shell pkg-config --cflags openblas) -DCUK_OPENBLAS=1
@@ -45,6 +47,12 @@ BLAS_CFLAGS ?=
 BLAS_LIBS   ?= -lblas
 endif
 WITH_BLAS ?= $(call probe_c,cblas.h,$(BLAS_CFLAGS) $(BLAS_LIBS))
+# The reference BLAS (Debian's libblas3), where installed: test_blas is also
+# built against it as test_blas_reference, so mode blas is checked with
+# both. The run path makes the loader take this file, not the libblas.so.3
+# that the alternatives may point at OpenBLAS.
+REF_BLAS_DIR  ?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/blas))
+REF_BLAS_LIBS ?= -L$(REF_BLAS_DIR) -Wl,-rpath,$(REF_BLAS_DIR) -lblas
 # Run each probe once, not at every use.
 WITH_CUDA := $(WITH_CUDA)
 WITH_READLINE := $(WITH_READLINE)
@@ -56,8 +64,11 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 # the device's bit for bit (kernels/philox.h).
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. $(WARN) \
              -ffp-contract=off -MMD -MP $(CFLAGS) $(FEATURES)
-LDLIBS   = -lm
-FEATURES =
+# The libraries every program links, but the BLAS, which LDLIBS adds.
+LIBS_BASE = -lm
+LDLIBS    = $(BLAS_LINK) $(LIBS_BASE)
+BLAS_LINK =
+FEATURES  =
 
 BASE_SRC   := $(wildcard base/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
@@ -67,20 +78,23 @@ REPL_SRC   := $(wildcard repl/*.c)
 CU_SRC     :=
 
 ifeq ($(WITH_BLAS),1)
-FEATURES += -DCUK_HAVE_BLAS=1 $(BLAS_CFLAGS)
-LDLIBS   += $(BLAS_LIBS)
+FEATURES  += -DCUK_HAVE_BLAS=1 $(BLAS_CFLAGS)
+BLAS_LINK := $(BLAS_LIBS)
 endif
 
 ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
-             -lcublas -lcublasLt -lcudart_static -lstdc++ -ldl -lrt -lpthread
+LIBS_BASE += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+             -lcublas -lcublasLt -lcudart_static -lstdc++ -lrt -lpthread
 GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 else
 KERNEL_SRC += kernels/gpu_none.c
 endif
+
+# dlsym and dladdr (kernels/blas.c), dlopen; in libc itself since glibc 2.34.
+LIBS_BASE += -ldl
 
 ifeq ($(WITH_READLINE),1)
 FEATURES += -DCUK_HAVE_READLINE=1
@@ -97,6 +111,9 @@ REPL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(REPL_SRC))
 
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+ifeq ($(WITH_BLAS)$(if $(REF_BLAS_DIR),1,0),11)
+UNIT_BIN  += $(BUILD)/tests/test_blas_reference
+endif
 GPU_TEST  := $(BUILD)/tests/gpu_test
 
 .PHONY: all run test asan install clean config
@@ -135,6 +152,11 @@ $(BUILD)/kernels/gpu_random.o: NVCC_EXTRA = -fmad=false
 $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+# test_blas again, against the reference BLAS instead of $(BLAS_LIBS).
+$(BUILD)/tests/test_blas_reference: tests/unit/test_blas.c tests/check.h tests/ops_check.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCUK_TEST_REFERENCE_BLAS=1 $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(REF_BLAS_LIBS) $(LIBS_BASE)
 
 $(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)

@@ -85,6 +85,12 @@ typedef struct cuk_backend {
     int reference;         /* the mode speedups are measured against */
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */
     const char *summary;   /* one line for `modes` and `help modes` */
+    /* What this machine runs it with, after the summary in `modes` (blas:
+     * the library and its threads); NULL: nothing to add. */
+    const char *(*detail)(void);
+    /* A library the mode loads when first wanted (cuBLAS): 1 once loaded,
+     * else 0 and *why; NULL: none. mode_available calls it. */
+    int (*load)(const char **why);
     cuk_ops ops;
 } cuk_backend;
 

@@ -1,14 +1,25 @@
-/* blas.c - mode blas: the system's BLAS (OpenBLAS where installed, on all
- * cores) for the operations BLAS has: the product, dot and the 2-norm. The
- * rest comes from mode cpu through the mode table. */
+/* blas.c - mode blas: the system's BLAS, whichever library the loader gives
+ * (OpenBLAS on all cores, the single-threaded reference BLAS, BLIS, MKL),
+ * for the operations BLAS has: the product, dot and the 2-norm. The rest
+ * comes from mode cpu through the mode table.
+ *
+ * Results must not depend on which BLAS is linked. Only routines that every
+ * BLAS computes to float32 accuracy are used: sgemm (each element a float
+ * sum of k products, as in mode cpu) and dsdot (a double sum). snrm2 is not:
+ * the reference BLAS adds squares in float32 and stops growing past about
+ * 2^24 elements (its norm of rand(5000, 4000) is 1% low). */
+#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "kernels/backend.h"
 
 #ifdef CUK_HAVE_BLAS
 #include <cblas.h>
+#include <dlfcn.h>
 
 /* The entry points of mode blas (modes.c); the rest of its table comes from
  * mode cpu, whose reduce handles what BLAS has no routine for. */
@@ -16,66 +27,173 @@ cuk_matmul_fn blas_matmul;
 cuk_reduce_fn blas_reduce, cpu_reduce;
 cuk_dot_fn blas_dot;
 
-/* Rows per sgemm call: the product runs in panels of about 2 GFLOP so that
- * Ctrl-C is noticed within a fraction of a second even on huge inputs. */
-static int panel_rows(int n, int k)
+/* --- the product, in panels ------------------------------------------------
+ * sgemm cannot be interrupted, so a large product runs as a sequence of
+ * calls on blocks of c, with a Ctrl-C check before each. Each block should
+ * take about PANEL_SECONDS: short enough that Ctrl-C is noticed within a
+ * fifth of a second, long enough that the BLAS keeps its speed (each call
+ * packs its panel of b again: at 4096^3 on 2 cores, OpenBLAS ran 64-row
+ * calls at 72% of one call's rate, 384-row ones (0.13 s) at 85%; with more
+ * cores the panels grow towards MAX_PANEL_FLOPS). Rates differ by 100x between libraries and shapes, so
+ * the first block of every product is small and each next one is sized from
+ * the rate measured on the last, growing at most GROWTH times. */
+#define PANEL_SECONDS 0.1
+#define FIRST_PANEL_FLOPS 5e7 /* 0.05 s for the reference BLAS at 1 GFLOP/s */
+#define MAX_PANEL_FLOPS 5e10  /* beyond this a bigger call gains nothing */
+#define GROWTH 16.0
+
+static double seconds_now(void)
 {
-    double per_row = 2.0 * n * k;
-    double rows = 2e9 / (per_row > 1 ? per_row : 1);
-    return rows < 64 ? 64 : rows > 1e9 ? 1000000000 : (int)rows;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+typedef struct {
+    float *c;
+    const float *a, *b;
+    int n, k;        /* c is m x n, a m x k, b k x n, all row-major */
+    double budget;   /* FLOPs the next block may take */
+} panel_walk;
+
+/* c[i0.., j0..] (rows x cols) = a[i0..] @ b[:, j0..], after a Ctrl-C check;
+ * sizes the next block from this one's rate. 0, or -1 if interrupted. */
+static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
+{
+    if (cuk_check_interrupt())
+        return -1;
+    double flops = 2.0 * rows * cols * w->k, t0 = seconds_now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
+                w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
+    double dt = seconds_now() - t0;
+    double next = dt > 0 ? flops / dt * PANEL_SECONDS : MAX_PANEL_FLOPS;
+    if (next > GROWTH * w->budget)
+        next = GROWTH * w->budget;
+    w->budget = next < MAX_PANEL_FLOPS ? next : MAX_PANEL_FLOPS;
+    return 0;
+}
+
+/* Whole rows of c while a row fits the budget; else one row in blocks of
+ * columns (a 1 x 20000 @ 20000 x 20000 row is 0.8 GFLOP). */
 int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    int step = panel_rows(n, k);
-    for (int i = 0; i < m; i += step) {
-        int rows = m - i < step ? m - i : step;
-        if (cuk_check_interrupt())
-            return -1;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, n, k, 1.0f, a + (size_t)i * k, k, b, n, 0.0f,
-                    c + (size_t)i * n, n);
+    panel_walk w = {c, a, b, n, k, FIRST_PANEL_FLOPS};
+    const double row_flops = 2.0 * n * k;
+    for (int i = 0; i < m;) {
+        double fit = w.budget / row_flops;
+        if (fit >= 1) {
+            int rows = fit < m - i ? (int)fit : m - i;
+            if (panel_run(&w, i, rows, 0, n) != 0)
+                return -1;
+            i += rows;
+            continue;
+        }
+        for (int j = 0; j < n;) {
+            double cols_fit = w.budget / (2.0 * k);
+            int cols = cols_fit < 1 ? 1 : cols_fit < n - j ? (int)cols_fit : n - j;
+            if (panel_run(&w, i, 1, j, cols) != 0)
+                return -1;
+            j += cols;
+        }
+        i++;
     }
     return 0;
 }
 
-/* BLAS lengths are int: longer vectors go in pieces. */
-#define PIECE ((size_t)1 << 30)
+/* --- dot and norm ----------------------------------------------------------
+ * dsdot: float inputs, each product exact in double, a double sum (also for
+ * the norm: a float's square can neither overflow nor underflow a double).
+ * Long vectors go in pieces summed here in double, with a Ctrl-C check
+ * between them; the pieces also bound the error of a BLAS whose dsdot were
+ * to add in float after all. */
+#define PIECE ((size_t)1 << 20)
 
-/* dsdot: float inputs, double accumulation. sdot's float sum is off by 3e-3
- * over 2^28 elements; this matches the other modes. */
-int blas_dot(float *out, const float *x, const float *y, size_t n)
+/* The sum of x[i] * y[i] over n elements, in double; -1 if interrupted. */
+static int dsdot_long(const float *x, const float *y, size_t n, double *out)
 {
     double acc = 0;
-    for (size_t i = 0; i < n; i += PIECE)
+    for (size_t i = 0; i < n; i += PIECE) {
+        if (cuk_check_interrupt())
+            return -1;
         acc += cblas_dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
+    }
+    *out = acc;
+    return 0;
+}
+
+int blas_dot(float *out, const float *x, const float *y, size_t n)
+{
+    double acc;
+    if (dsdot_long(x, y, n, &acc) != 0)
+        return -1;
     *out = (float)acc;
     return 0;
 }
 
 int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
+    double sq;
     if (op != CUK_RED_NORM)
         return cpu_reduce(op, out, in, n);
-    double sq = 0;
-    for (size_t i = 0; i < n; i += PIECE) {
-        double piece = cblas_snrm2((int)(n - i < PIECE ? n - i : PIECE), in + i, 1);
-        sq += piece * piece;
-    }
+    if (dsdot_long(in, in, n, &sq) != 0)
+        return -1;
     *out = (float)sqrt(sq);
     return 0;
 }
 
 int blas_linked(const char **why) { return 1; }
 
+/* --- which BLAS ------------------------------------------------------------
+ * Known at run time only: -lblas is whatever the system's alternatives point
+ * at, and LD_LIBRARY_PATH may swap it. A library is recognised by what only
+ * it exports; one with no threads interface is single-threaded, as the
+ * reference BLAS is. */
+static void *symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+/* The file the BLAS was loaded from, without its folder. */
+static const char *library_file(void)
+{
+    Dl_info info;
+    void *fn = symbol("cblas_sgemm"); /* not &cblas_sgemm: that may be a stub in cuk */
+    if (!fn || !dladdr(fn, &info) || !info.dli_fname)
+        return "?";
+    const char *slash = strrchr(info.dli_fname, '/');
+    return slash ? slash + 1 : info.dli_fname;
+}
+
+/* The library's name, and its threads in *threads. */
+static void library_name(char *name, size_t cap, int *threads)
+{
+    char *(*openblas_config)(void) = (char *(*)(void))symbol("openblas_get_config");
+    int (*openblas_threads)(void) = (int (*)(void))symbol("openblas_get_num_threads");
+    long long (*blis_threads)(void) = (long long (*)(void))symbol("bli_thread_get_num_threads");
+    int (*mkl_threads)(void) = (int (*)(void))symbol("MKL_Get_Max_Threads");
+    *threads = 1;
+    if (openblas_config && openblas_threads) {
+        const char *config = openblas_config(); /* "OpenBLAS 0.3.21 DYNAMIC_ARCH ..." */
+        size_t words = strcspn(config, " ");
+        words += config[words] ? 1 + strcspn(config + words + 1, " ") : 0;
+        snprintf(name, cap, "%.*s", (int)words, config);
+        *threads = openblas_threads();
+    } else if (blis_threads) {
+        snprintf(name, cap, "BLIS");
+        *threads = (int)blis_threads();
+    } else if (mkl_threads) {
+        snprintf(name, cap, "Intel MKL");
+        *threads = mkl_threads();
+    } else {
+        snprintf(name, cap, "the reference BLAS");
+    }
+}
+
 const char *blas_describe(void)
 {
-#ifdef CUK_OPENBLAS
-    static char name[64];
-    snprintf(name, sizeof name, "OpenBLAS, %d threads", openblas_get_num_threads());
-    return name;
-#else
-    return "the system's BLAS";
-#endif
+    static char text[160];
+    char name[64];
+    int threads;
+    library_name(name, sizeof name, &threads);
+    snprintf(text, sizeof text, "%s (%s), %d thread%s", name, library_file(), threads, threads == 1 ? "" : "s");
+    return text;
 }
 
 #else /* no BLAS at build time: the mode is listed but unavailable */

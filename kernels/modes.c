@@ -40,7 +40,7 @@ static cuk_backend table[] = {
      .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
              cpu_copy2d}},
     {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS,
-     .summary = "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
+     .summary = "the system BLAS (cblas_sgemm): what a CPU user would pick", .detail = blas_describe,
      .ops = {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */
     {.name = "naive", .needs = NEEDS_GPU,
@@ -131,6 +131,8 @@ int mode_available(const cuk_backend *m, const char **why)
     if (m->needs == NEEDS_GPU && !gpu_usable(&no))
         ;
     else if (m->needs == NEEDS_BLAS && !blas_linked(&no))
+        ;
+    else if (m->load && !m->load(&no))
         ;
     else
         no = m->unwritten;
