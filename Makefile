@@ -85,8 +85,12 @@ endif
 ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+# cuBLAS is not linked: kernels/gpu_cublas.cu opens it with dlopen when mode
+# cublas is first wanted, so that cuk starts in milliseconds and runs where
+# the toolkit is absent; the run path is where that dlopen looks. The CUDA
+# runtime is static: it opens the driver (libcuda.so.1) itself on first use.
 LIBS_BASE += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
-             -lcublas -lcublasLt -lcudart_static -lstdc++ -lrt -lpthread
+             -lcudart_static -lstdc++ -lrt -lpthread
 GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 else

@@ -20,6 +20,7 @@ cuk_fill_fn cpu_fill, gpu_fill;
 cuk_eye_fn cpu_eye, gpu_eye;
 cuk_random_fn cpu_random, gpu_random;
 cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
+int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
 
 /* Entry points of optional parts are left out of builds without them; the
  * mode is then unavailable (mode_available says why) and never called. */
@@ -55,7 +56,7 @@ static cuk_backend table[] = {
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
      .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
      .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
-    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU,
+    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
 };

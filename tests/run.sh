@@ -56,6 +56,7 @@ run layers python3 tests/layers.py "$BUILD"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
 run commands tests/commands.sh
+run footprint tests/footprint.sh
 run npy_numpy tests/npy_numpy.sh
 run terminal tests/terminal.sh
 run gpu_test "$BUILD/tests/gpu_test"
