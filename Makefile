@@ -4,6 +4,8 @@
 #   make run        build and start the REPL
 #   make test       build and run every test (GPU tests skip without a GPU)
 #   make asan       CPU-only build under AddressSanitizer/UBSan, and every test
+#   make fuzz SECONDS=60   libFuzzer over sessions and .npy/.csv loading (clang)
+#   make valgrind   memcheck over the golden scripts and the fuzz regressions
 #   make install PREFIX=/usr/local
 #   make clean      remove $(BUILD) (and ./cuk for BUILD=build)
 #
@@ -120,7 +122,25 @@ UNIT_BIN  += $(BUILD)/tests/test_blas_reference
 endif
 GPU_TEST  := $(BUILD)/tests/gpu_test
 
-.PHONY: all run test asan install clean config
+# The fuzz targets (fuzz/), and for `make test` a replay of each one's
+# regressions and seeds through the same target built with $(CC).
+FUZZ_TARGETS   := session npy csv
+FUZZ_SRC_session := fuzz/fuzz_session.c
+FUZZ_SRC_npy   := fuzz/fuzz_file.c
+FUZZ_SRC_csv   := fuzz/fuzz_file.c
+FUZZ_DEF_npy   := -DFUZZ_EXT='".npy"'
+FUZZ_DEF_csv   := -DFUZZ_EXT='".csv"'
+# The sandbox and budget of fuzz/harness.c: the engine's calls to these go
+# to __wrap_NAME there, in one object made from the core objects.
+FUZZ_WRAP      := --wrap=fopen --wrap=mkstemp --wrap=rename --wrap=unlink --wrap=stat \
+                  --wrap=mat_new --wrap=mat_new_host --wrap=cuk_check_interrupt
+FUZZ_ENGINE    := $(BUILD)/fuzz/engine_sandboxed.o
+FUZZ_DEPS      := fuzz/harness.c fuzz/harness.h fuzz/fuzz_session.c fuzz/fuzz_file.c $(FUZZ_ENGINE)
+FUZZ_REPLAY    := $(patsubst %,$(BUILD)/tests/test_fuzz_replay_%,$(FUZZ_TARGETS))
+FUZZ_BIN       := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+UNIT_BIN       += $(FUZZ_REPLAY)
+
+.PHONY: all run test asan fuzz fuzz-targets valgrind install clean config
 all: cuk
 
 $(BIN): $(CORE_OBJ) $(REPL_OBJ)
@@ -162,6 +182,23 @@ $(BUILD)/tests/test_blas_reference: tests/unit/test_blas.c tests/check.h tests/o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DCUK_TEST_REFERENCE_BLAS=1 $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(REF_BLAS_LIBS) $(LIBS_BASE)
 
+$(FUZZ_ENGINE): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $@ $(CORE_OBJ) $(FUZZ_WRAP)
+
+$(FUZZ_REPLAY): $(BUILD)/tests/test_fuzz_replay_%: tests/fuzz/replay.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEF_$*) -DFUZZ_TARGET='"$*"' \
+	    -DREPLAY_DIRS='"tests/fuzz/regressions/$*:fuzz/seeds/$*"' $(LDFLAGS) -o $@ \
+	    tests/fuzz/replay.c $(FUZZ_SRC_$*) fuzz/harness.c $(FUZZ_ENGINE) $(LDLIBS)
+
+$(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEF_$*) -fsanitize=fuzzer $(LDFLAGS) -o $@ \
+	    $(FUZZ_SRC_$*) fuzz/harness.c $(FUZZ_ENGINE) $(LDLIBS)
+
+fuzz-targets: $(FUZZ_BIN)
+
 $(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
@@ -188,6 +225,26 @@ asan:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1 \
 	    $(MAKE) BUILD=$(ASAN_BUILD) WITH_CUDA=0 CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" test
+
+# libFuzzer over whole sessions and over .npy/.csv loading, with clang's
+# AddressSanitizer and UBSan, SECONDS per target (fuzz/run.sh: seeds from
+# the tests, dictionaries, what it found). A CPU-only build of its own, in
+# build-fuzz/; an input that crashed goes to tests/fuzz/regressions/TARGET/,
+# which `make test` replays.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=undefined
+SECONDS    ?= 60
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WITH_CUDA=0 WITH_READLINE=0 WITH_NCURSES=0 \
+	    CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="$(FUZZ_FLAGS)" fuzz-targets
+	fuzz/run.sh $(FUZZ_BUILD) $(SECONDS) $(FUZZ_TARGETS)
+
+# Valgrind memcheck over the golden scripts and the unit tests' sessions,
+# on the CPU build of $(BUILD) (tests/valgrind.sh prints each ERROR SUMMARY).
+valgrind: cuk $(UNIT_BIN)
+	CUK=$(BIN) BUILD=$(BUILD) tests/valgrind.sh
 
 config:
 	@echo "CUDA=$(WITH_CUDA) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
