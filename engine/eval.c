@@ -384,6 +384,8 @@ static int index_value(cuk_session *s, const ast *e, int n, int clamp, int *out)
         v += n;
     if (clamp)
         v = v < 0 ? 0 : v > n ? n : v;
+    else if (v < 0 || v >= n)
+        v = -1; /* out of bounds, which the caller reports; (int)1e19 is undefined */
     *out = (int)v;
     return 0;
 }
