@@ -1,16 +1,23 @@
-/* blas.c - mode blas: the system's BLAS, whichever library the loader gives
- * (OpenBLAS on all cores, the single-threaded reference BLAS, BLIS, MKL),
- * for the operations BLAS has: the product, dot and the 2-norm. The rest
- * comes from mode cpu through the mode table.
+/* blas.c - mode blas: the system's BLAS, whichever library is found when
+ * the mode is first wanted (OpenBLAS on all cores, the single-threaded
+ * reference BLAS, BLIS, MKL), for the operations BLAS has: the product, dot
+ * and the 2-norm. The rest comes from mode cpu through the mode table.
  *
- * Results must not depend on which BLAS is linked. Only routines that every
+ * The library is opened with dlopen, not linked: OpenBLAS starts a thread
+ * per core when it is loaded (33 ms for an empty program with 64 threads),
+ * which every start of cuk would pay, blas or not. CUK_BLAS names another
+ * library file to use instead (a path, or a name the loader searches for).
+ *
+ * Results must not depend on which BLAS it is. Only routines that every
  * BLAS computes to float32 accuracy are used: sgemm (each element a float
  * sum of k products, as in mode cpu) and dsdot (a double sum). snrm2 is not:
  * the reference BLAS adds squares in float32 and stops growing past about
  * 2^24 elements (its norm of rand(5000, 4000) is 1% low). */
-#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,14 +25,83 @@
 #include "kernels/backend.h"
 
 #ifdef CUK_HAVE_BLAS
-#include <cblas.h>
-#include <dlfcn.h>
 
 /* The entry points of mode blas (modes.c); the rest of its table comes from
  * mode cpu, whose reduce handles what BLAS has no routine for. */
 cuk_matmul_fn blas_matmul;
 cuk_reduce_fn blas_reduce, cpu_reduce;
 cuk_dot_fn blas_dot;
+
+/* --- the library, loaded on first use --------------------------------------
+ * The CBLAS functions used, with CBLAS's own types (its enums are ints in
+ * the C ABI, with values fixed by the standard). */
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+typedef void sgemm_fn(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda,
+                      const float *b, int ldb, float beta, float *c, int ldc);
+typedef double dsdot_fn(int n, const float *x, int incx, const float *y, int incy);
+
+/* Tried in order when CUK_BLAS is not set: OpenBLAS, then what Debian's
+ * alternatives call libblas.so.3 (OpenBLAS too, or the reference BLAS, whose
+ * Debian build includes CBLAS), then a separate CBLAS (Fedora). */
+static const char *const candidates[] = {"libopenblas.so.0", "libblas.so.3", "libcblas.so.3"};
+
+static struct {
+    int state;          /* 0 not tried, 1 loaded, -1 none found (why says why) */
+    char why[400];
+    void *handle;
+    sgemm_fn *sgemm;
+    dsdot_fn *dsdot;
+} lib;
+
+/* Open file and find the functions in it: 0, or -1 with lib.why set. */
+static int open_blas(const char *file)
+{
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(lib.why, sizeof lib.why, "cannot load a BLAS: %s", dlerror());
+        return -1;
+    }
+    lib.sgemm = (sgemm_fn *)dlsym(h, "cblas_sgemm");
+    lib.dsdot = (dsdot_fn *)dlsym(h, "cblas_dsdot");
+    if (!lib.sgemm || !lib.dsdot) {
+        snprintf(lib.why, sizeof lib.why, "%s has no CBLAS interface (cblas_sgemm, cblas_dsdot)", file);
+        dlclose(h);
+        return -1;
+    }
+    lib.handle = h;
+    return 0;
+}
+
+/* CUK_BLAS if set, else the first candidate that opens. */
+static int load_blas(void)
+{
+    const char *chosen = getenv("CUK_BLAS");
+    if (chosen && *chosen)
+        return open_blas(chosen);
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (open_blas(candidates[i]) == 0)
+            return 0;
+    snprintf(lib.why, sizeof lib.why, "no BLAS library found (install libopenblas0 or libblas3, or set CUK_BLAS)");
+    return -1;
+}
+
+/* 1 once a BLAS is loaded (loading it now if never tried), else 0 and *why:
+ * mode_available asks this, so `mode blas` and `modes` say what is wrong. */
+int blas_linked(const char **why)
+{
+    if (lib.state == 0)
+        lib.state = load_blas() == 0 ? 1 : -1;
+    if (lib.state < 0 && why)
+        *why = lib.why;
+    return lib.state > 0;
+}
+
+/* 0 if a BLAS is loaded; -1 with the engine error set if none can be. */
+static int need_blas(void)
+{
+    const char *why;
+    return blas_linked(&why) ? 0 : cuk_err("mode blas: %s", why);
+}
 
 /* --- the product, in panels ------------------------------------------------
  * sgemm cannot be interrupted, so a large product runs as a sequence of
@@ -63,8 +139,8 @@ static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
     if (cuk_check_interrupt())
         return -1;
     double flops = 2.0 * rows * cols * w->k, t0 = seconds_now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
-                w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
+    lib.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
+              w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
     double dt = seconds_now() - t0;
     double next = dt > 0 ? flops / dt * PANEL_SECONDS : MAX_PANEL_FLOPS;
     if (next > GROWTH * w->budget)
@@ -79,6 +155,8 @@ int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     panel_walk w = {c, a, b, n, k, FIRST_PANEL_FLOPS};
     const double row_flops = 2.0 * n * k;
+    if (need_blas() != 0)
+        return -1;
     for (int i = 0; i < m;) {
         double fit = w.budget / row_flops;
         if (fit >= 1) {
@@ -112,10 +190,12 @@ int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 static int dsdot_long(const float *x, const float *y, size_t n, double *out)
 {
     double acc = 0;
+    if (need_blas() != 0)
+        return -1;
     for (size_t i = 0; i < n; i += PIECE) {
         if (cuk_check_interrupt())
             return -1;
-        acc += cblas_dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
+        acc += lib.dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
     }
     *out = acc;
     return 0;
@@ -141,21 +221,16 @@ int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
     return 0;
 }
 
-int blas_linked(const char **why) { return 1; }
-
 /* --- which BLAS ------------------------------------------------------------
- * Known at run time only: -lblas is whatever the system's alternatives point
- * at, and LD_LIBRARY_PATH may swap it. A library is recognised by what only
- * it exports; one with no threads interface is single-threaded, as the
- * reference BLAS is. */
-static void *symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+ * A library is recognised by what only it exports; one with no threads
+ * interface is single-threaded, as the reference BLAS is. */
+static void *symbol(const char *name) { return dlsym(lib.handle, name); }
 
 /* The file the BLAS was loaded from, without its folder. */
 static const char *library_file(void)
 {
     Dl_info info;
-    void *fn = symbol("cblas_sgemm"); /* not &cblas_sgemm: that may be a stub in cuk */
-    if (!fn || !dladdr(fn, &info) || !info.dli_fname)
+    if (!dladdr((void *)lib.sgemm, &info) || !info.dli_fname)
         return "?";
     const char *slash = strrchr(info.dli_fname, '/');
     return slash ? slash + 1 : info.dli_fname;
@@ -188,9 +263,13 @@ static void library_name(char *name, size_t cap, int *threads)
 
 const char *blas_describe(void)
 {
-    static char text[160];
+    static char text[sizeof lib.why + 16];
     char name[64];
     int threads;
+    if (!blas_linked(NULL)) {
+        snprintf(text, sizeof text, "no BLAS (%s)", lib.why);
+        return text;
+    }
     library_name(name, sizeof name, &threads);
     snprintf(text, sizeof text, "%s (%s), %d thread%s", name, library_file(), threads, threads == 1 ? "" : "s");
     return text;

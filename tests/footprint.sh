@@ -1,16 +1,40 @@
 #!/usr/bin/env bash
-# footprint.sh - cuk starts small: the binary needs no CUDA library (cuBLAS
-# is opened with dlopen when mode cublas is first wanted, the CUDA runtime is
-# static), so it starts where the toolkit is absent; and `cuk -e 'x = 1'`
-# stays under 20 MB of resident memory (it was 220 MB with cuBLAS linked).
-# The start-up time is printed, not tested (measure/startup.sh measures it).
+# footprint.sh - cuk starts small: the binary needs no CUDA library and no
+# BLAS (cuBLAS and the BLAS are opened with dlopen when their mode is first
+# wanted; the CUDA runtime is static), so it starts where they are absent,
+# without OpenBLAS's thread per core; `cuk -e 'x = 1'` stays under 20 MB of
+# resident memory (it was 220 MB with cuBLAS linked); and a BLAS that cannot
+# be loaded makes mode blas unavailable with the reason. The start-up time
+# is printed, not tested (measure/startup.sh measures it).
 set -u
 cuk=$CUK
 
-if ldd "$cuk" | grep -qE 'libcublas|libcudart|libcuda\.so'; then
-    echo "FAIL footprint_links_no_cuda: $(ldd "$cuk" | grep -E 'libcublas|libcudart|libcuda\.so' | tr -s ' \t' ' ')"
+lazy='libcublas|libcudart|libcuda\.so|blas'
+if ldd "$cuk" | grep -qE "$lazy"; then
+    echo "FAIL footprint_links_no_cuda_no_blas: $(ldd "$cuk" | grep -E "$lazy" | tr -s ' \t' ' ')"
 else
-    echo "PASS footprint_links_no_cuda"
+    echo "PASS footprint_links_no_cuda_no_blas"
+fi
+
+# What the loader opens for `x = 1` (LD_DEBUG=files lists each library).
+# The driver, libcuda.so.1, is looked for at start: the default mode is
+# tiled if there is a GPU.
+opened=$(LD_DEBUG=files "$cuk" -e 'x = 1' 2>&1 >/dev/null | grep -oE 'file=[^ ]+' | sort -u)
+if grep -qE 'libcublas|libcudart|blas' <<<"$opened"; then
+    echo "FAIL footprint_nothing_loaded_early: $(grep -E 'libcublas|libcudart|blas' <<<"$opened" | tr '\n' ' ')"
+else
+    echo "PASS footprint_nothing_loaded_early"
+fi
+
+if "$cuk" -e 'modes' | grep -qE '^  blas .*unavailable: cuk was built without'; then
+    echo "SKIP footprint_missing_blas_explained: cuk was built without BLAS support"
+else
+    out=$(CUK_BLAS=/nonexistent/libblas.so.3 "$cuk" -e 'mode blas' 2>&1)
+    if [ $? -eq 1 ] && grep -q 'mode blas is unavailable: cannot load a BLAS: /nonexistent/libblas.so.3' <<<"$out"; then
+        echo "PASS footprint_missing_blas_explained"
+    else
+        echo "FAIL footprint_missing_blas_explained: $out"
+    fi
 fi
 
 if [ -n "${SAN_LOG:-}" ]; then
