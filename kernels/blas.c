@@ -110,9 +110,10 @@ static int need_blas(void)
  * fifth of a second, long enough that the BLAS keeps its speed (each call
  * packs its panel of b again: at 4096^3 on 2 cores, OpenBLAS ran 64-row
  * calls at 72% of one call's rate, 384-row ones (0.13 s) at 85%; with more
- * cores the panels grow towards MAX_PANEL_FLOPS). Rates differ by 100x between libraries and shapes, so
- * the first block of every product is small and each next one is sized from
- * the rate measured on the last, growing at most GROWTH times. */
+ * cores the panels grow towards MAX_PANEL_FLOPS). Rates differ by 100x
+ * between libraries and shapes, so the first block of every product is
+ * small and each next one is sized from the rate measured on the last,
+ * growing at most GROWTH times. */
 #define PANEL_SECONDS 0.1
 #define FIRST_PANEL_FLOPS 5e7 /* 0.05 s for the reference BLAS at 1 GFLOP/s */
 #define MAX_PANEL_FLOPS 5e10  /* beyond this a bigger call gains nothing */
@@ -149,31 +150,36 @@ static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
     return 0;
 }
 
-/* Whole rows of c while a row fits the budget; else one row in blocks of
- * columns (a 1 x 20000 @ 20000 x 20000 row is 0.8 GFLOP). */
+/* How many of `left` units of `cost` FLOPs each fit the budget: at least 1. */
+static int units_fitting(const panel_walk *w, double cost, int left)
+{
+    double fit = w->budget / cost;
+    return fit < 1 ? 1 : fit < left ? (int)fit : left;
+}
+
+/* Row i of c alone, in blocks of columns. */
+static int row_in_blocks(panel_walk *w, int i)
+{
+    for (int j = 0, cols; j < w->n; j += cols) {
+        cols = units_fitting(w, 2.0 * w->k, w->n - j);
+        if (panel_run(w, i, 1, j, cols) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Whole rows of c while a row fits the budget; else one row at a time in
+ * blocks of columns (a 1 x 20000 @ 20000 x 20000 row is 0.8 GFLOP). */
 int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     panel_walk w = {c, a, b, n, k, FIRST_PANEL_FLOPS};
     const double row_flops = 2.0 * n * k;
     if (need_blas() != 0)
         return -1;
-    for (int i = 0; i < m;) {
-        double fit = w.budget / row_flops;
-        if (fit >= 1) {
-            int rows = fit < m - i ? (int)fit : m - i;
-            if (panel_run(&w, i, rows, 0, n) != 0)
-                return -1;
-            i += rows;
-            continue;
-        }
-        for (int j = 0; j < n;) {
-            double cols_fit = w.budget / (2.0 * k);
-            int cols = cols_fit < 1 ? 1 : cols_fit < n - j ? (int)cols_fit : n - j;
-            if (panel_run(&w, i, 1, j, cols) != 0)
-                return -1;
-            j += cols;
-        }
-        i++;
+    for (int i = 0, rows; i < m; i += rows) {
+        rows = units_fitting(&w, row_flops, m - i);
+        if (w.budget < row_flops ? row_in_blocks(&w, i) : panel_run(&w, i, rows, 0, n))
+            return -1;
     }
     return 0;
 }
