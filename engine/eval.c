@@ -537,11 +537,24 @@ static cuk_matrix *eval_node(cuk_session *s, const ast *e)
     }
 }
 
+/* Nodes being evaluated, one inside the other. The parser bounds bracket
+ * nesting, but not chains: A' ' '... or 1+1+...+1 on one long line is a
+ * tree as deep as it is long, and each level is a stack frame here. */
+#define EVAL_MAX_DEPTH 10000
+static int eval_depth;
+
 cuk_matrix *eval_expr(cuk_session *s, const ast *e)
 {
     if (cuk_check_interrupt() != 0)
         return NULL;
+    if (eval_depth >= EVAL_MAX_DEPTH) {
+        cuk_err_at(e->pos, "expression too deep to evaluate (more than %d operations inside one another)",
+                   EVAL_MAX_DEPTH);
+        return NULL;
+    }
+    eval_depth++;
     cuk_matrix *m = eval_node(s, e);
+    eval_depth--;
     if (!m)
         cuk_err_locate(e->pos);
     return m;
