@@ -2,8 +2,8 @@
 # footprint.sh - cuk starts small: the binary needs no CUDA library and no
 # BLAS (cuBLAS and the BLAS are opened with dlopen when their mode is first
 # wanted; the CUDA runtime is static), so it starts where they are absent,
-# without OpenBLAS's thread per core; `cuk -e 'x = 1'` stays under 20 MB of
-# resident memory (it was 220 MB with cuBLAS linked); and a BLAS that cannot
+# without OpenBLAS's thread per core; without a GPU, `cuk -e 'x = 1'` stays
+# under 20 MB of resident memory (it was 220 MB with cuBLAS linked); and a BLAS that cannot
 # be loaded makes mode blas unavailable with the reason. The start-up time
 # is printed, not tested (measure/startup.sh measures it).
 set -u
@@ -37,8 +37,13 @@ else
     fi
 fi
 
+gpu=0
+"$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1
 if [ -n "${SAN_LOG:-}" ]; then
     echo "SKIP footprint_rss: sanitizers' shadow memory is not cuk's"
+elif [ $gpu = 1 ]; then
+    echo "SKIP footprint_rss: a GPU is usable, and its CUDA context is part of the start"
+    [ -x /usr/bin/time ] && echo "   cuk -e 'x = 1': $(($(/usr/bin/time -f '%M' "$cuk" -e 'x = 1' 2>&1 >/dev/null | tail -n 1) / 1024)) MB resident at most"
 elif [ ! -x /usr/bin/time ]; then
     echo "SKIP footprint_rss: /usr/bin/time is not installed"
 else
