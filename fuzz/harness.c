@@ -121,10 +121,10 @@ static void remove_sandbox(void)
 }
 
 /* Make the sandbox folder and work in it; stdin reads nothing (`run "-"`). */
-static int enter_sandbox(void)
+static void enter_sandbox(void)
 {
     if (H.dir[0])
-        return 0;
+        return;
     snprintf(H.dir, sizeof H.dir, "/tmp/cuk-fuzz-XXXXXX");
     if (!mkdtemp(H.dir) || chdir(H.dir) != 0) {
         perror("fuzz: cannot make the sandbox folder");
@@ -133,7 +133,6 @@ static int enter_sandbox(void)
     atexit(remove_sandbox);
     if (!freopen("/dev/null", "r", stdin))
         abort();
-    return 0;
 }
 
 static void drop(void *ud, out_channel ch, const char *s, size_t n) {}
