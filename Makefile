@@ -4,6 +4,8 @@
 #   make run        build and start the REPL
 #   make test       build and run every test (GPU tests skip without a GPU)
 #   make asan       CPU-only build under AddressSanitizer/UBSan, and every test
+#   make fuzz SECONDS=60   libFuzzer over sessions and .npy/.csv loading (clang)
+#   make valgrind   memcheck over the golden scripts and the fuzz regressions
 #   make install PREFIX=/usr/local
 #   make clean      remove $(BUILD) (and ./cuk for BUILD=build)
 #
@@ -35,16 +37,15 @@ probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(vo
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
 WITH_READLINE ?= $(call probe_c,readline/readline.h,-lreadline)
 WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncursesw)
-# OpenBLAS when pkg-config knows it, else the system's (reference) BLAS.
-HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1 || echo 0)
-ifeq ($(HAVE_OPENBLAS),1)
-BLAS_CFLAGS ?= $(shell pkg-config --cflags openblas) -DCUK_OPENBLAS=1
-BLAS_LIBS   ?= $(shell pkg-config --libs openblas)
-else
-BLAS_CFLAGS ?=
-BLAS_LIBS   ?= -lblas
-endif
-WITH_BLAS ?= $(call probe_c,cblas.h,$(BLAS_CFLAGS) $(BLAS_LIBS))
+# Mode blas opens the system's BLAS with dlopen when first wanted
+# (kernels/blas.c: OpenBLAS, else libblas.so.3, or the file CUK_BLAS names),
+# so nothing BLAS is needed to build, and nothing is linked.
+WITH_BLAS ?= 1
+# The reference BLAS (Debian's libblas3), where installed: test_blas is also
+# built as test_blas_reference, which has mode blas load this file, so that
+# mode blas is checked with both it and the default (OpenBLAS in CI).
+REF_BLAS_DIR  ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/blas
+REF_BLAS_FILE := $(wildcard $(REF_BLAS_DIR)/libblas.so.3)
 # Run each probe once, not at every use.
 WITH_CUDA := $(WITH_CUDA)
 WITH_READLINE := $(WITH_READLINE)
@@ -67,20 +68,26 @@ REPL_SRC   := $(wildcard repl/*.c)
 CU_SRC     :=
 
 ifeq ($(WITH_BLAS),1)
-FEATURES += -DCUK_HAVE_BLAS=1 $(BLAS_CFLAGS)
-LDLIBS   += $(BLAS_LIBS)
+FEATURES += -DCUK_HAVE_BLAS=1
 endif
 
 ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+# cuBLAS is not linked: kernels/gpu_cublas.cu opens it with dlopen when mode
+# cublas is first wanted, so that cuk starts in milliseconds and runs where
+# the toolkit is absent; the run path is where that dlopen looks. The CUDA
+# runtime is static: it opens the driver (libcuda.so.1) itself on first use.
 LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
-             -lcublas -lcublasLt -lcudart_static -lstdc++ -ldl -lrt -lpthread
+             -lcudart_static -lstdc++ -lrt -lpthread
 GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 else
 KERNEL_SRC += kernels/gpu_none.c
 endif
+
+# dlopen, dlsym, dladdr (the BLAS, cuBLAS); in libc itself since glibc 2.34.
+LDLIBS += -ldl
 
 ifeq ($(WITH_READLINE),1)
 FEATURES += -DCUK_HAVE_READLINE=1
@@ -97,9 +104,30 @@ REPL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(REPL_SRC))
 
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+ifeq ($(WITH_BLAS)$(if $(REF_BLAS_FILE),1,0),11)
+UNIT_BIN  += $(BUILD)/tests/test_blas_reference
+endif
 GPU_TEST  := $(BUILD)/tests/gpu_test
 
-.PHONY: all run test asan install clean config
+# The fuzz targets (fuzz/), and for `make test` a replay of each one's
+# regressions and seeds through the same target built with $(CC).
+FUZZ_TARGETS   := session npy csv
+FUZZ_SRC_session := fuzz/fuzz_session.c
+FUZZ_SRC_npy   := fuzz/fuzz_file.c
+FUZZ_SRC_csv   := fuzz/fuzz_file.c
+FUZZ_DEF_npy   := -DFUZZ_EXT='".npy"'
+FUZZ_DEF_csv   := -DFUZZ_EXT='".csv"'
+# The sandbox and budget of fuzz/harness.c: the engine's calls to these go
+# to __wrap_NAME there, in one object made from the core objects.
+FUZZ_WRAP      := --wrap=fopen --wrap=mkstemp --wrap=rename --wrap=unlink --wrap=stat \
+                  --wrap=mat_new --wrap=mat_new_host --wrap=cuk_check_interrupt
+FUZZ_ENGINE    := $(BUILD)/fuzz/engine_sandboxed.o
+FUZZ_DEPS      := fuzz/harness.c fuzz/harness.h fuzz/fuzz_session.c fuzz/fuzz_file.c $(FUZZ_ENGINE)
+FUZZ_REPLAY    := $(patsubst %,$(BUILD)/tests/test_fuzz_replay_%,$(FUZZ_TARGETS))
+FUZZ_BIN       := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+UNIT_BIN       += $(FUZZ_REPLAY)
+
+.PHONY: all run test asan fuzz fuzz-targets valgrind install clean config
 all: cuk
 
 $(BIN): $(CORE_OBJ) $(REPL_OBJ)
@@ -136,6 +164,28 @@ $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
 
+# test_blas again, with mode blas on the reference BLAS.
+$(BUILD)/tests/test_blas_reference: tests/unit/test_blas.c tests/check.h tests/ops_check.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCUK_TEST_BLAS_FILE='"$(REF_BLAS_FILE)"' $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+$(FUZZ_ENGINE): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $@ $(CORE_OBJ) $(FUZZ_WRAP)
+
+$(FUZZ_REPLAY): $(BUILD)/tests/test_fuzz_replay_%: tests/fuzz/replay.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEF_$*) -DFUZZ_TARGET='"$*"' \
+	    -DREPLAY_DIRS='"tests/fuzz/regressions/$*:fuzz/seeds/$*"' $(LDFLAGS) -o $@ \
+	    tests/fuzz/replay.c $(FUZZ_SRC_$*) fuzz/harness.c $(FUZZ_ENGINE) $(LDLIBS)
+
+$(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEF_$*) -fsanitize=fuzzer $(LDFLAGS) -o $@ \
+	    $(FUZZ_SRC_$*) fuzz/harness.c $(FUZZ_ENGINE) $(LDLIBS)
+
+fuzz-targets: $(FUZZ_BIN)
+
 $(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
@@ -163,9 +213,29 @@ asan:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1 \
 	    $(MAKE) BUILD=$(ASAN_BUILD) WITH_CUDA=0 CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" test
 
+# libFuzzer over whole sessions and over .npy/.csv loading, with clang's
+# AddressSanitizer and UBSan, SECONDS per target (fuzz/run.sh: seeds from
+# the tests, dictionaries, what it found). A CPU-only build of its own, in
+# build-fuzz/; an input that crashed goes to tests/fuzz/regressions/TARGET/,
+# which `make test` replays.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=undefined
+SECONDS    ?= 60
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WITH_CUDA=0 WITH_READLINE=0 WITH_NCURSES=0 \
+	    CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="$(FUZZ_FLAGS)" fuzz-targets
+	fuzz/run.sh $(FUZZ_BUILD) $(SECONDS) $(FUZZ_TARGETS)
+
+# Valgrind memcheck over the golden scripts and the unit tests' sessions,
+# on the CPU build of $(BUILD) (tests/valgrind.sh prints each ERROR SUMMARY).
+valgrind: cuk $(UNIT_BIN)
+	CUK=$(BIN) BUILD=$(BUILD) tests/valgrind.sh
+
 config:
 	@echo "CUDA=$(WITH_CUDA) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
-	BLAS=$(WITH_BLAS) openblas=$(HAVE_OPENBLAS) arch=$(CUDA_ARCH)"
+	BLAS=$(WITH_BLAS) (loaded at run time) arch=$(CUDA_ARCH)"
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -82,8 +82,9 @@ int cmd_modes(cuk_session *s, const stmt *st)
         const cuk_backend *be = mode_get(i);
         const char *why = NULL;
         int ok = mode_available(be, &why);
-        out_printf("%c %-7s %-4s  %s%s\n", be == s->mode ? '*' : ' ', be->name, mode_on_device(be) ? "GPU" : "host",
-                   ok ? be->summary : "unavailable: ", ok ? "" : why);
+        out_printf("%c %-7s %-4s  %s%s%s%s\n", be == s->mode ? '*' : ' ', be->name, mode_on_device(be) ? "GPU" : "host",
+                   ok ? be->summary : "unavailable: ", ok ? "" : why, ok && be->detail ? "; here " : "",
+                   ok && be->detail ? be->detail() : "");
     }
     return 0;
 }

@@ -14,11 +14,13 @@
 /* The front end's output, as the sink base/out.h writes through. */
 static out_sink sink;
 
+static void flush_nothing(void *ud) {}
+
 static void attach(const cuk_frontend *fe)
 {
     if (fe && fe->write) {
         sink.write = fe->write;
-        sink.flush = fe->flush;
+        sink.flush = fe->flush ? fe->flush : flush_nothing; /* NULL: nothing to flush */
         sink.ud = fe->ud;
         out_set_sink(&sink);
     } else {

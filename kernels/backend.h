@@ -92,6 +92,12 @@ typedef struct cuk_backend {
      * multiply-add from shared memory; 0: a library's blocking, about the
      * minimum traffic. */
     int matmul_reuse;
+    /* What this machine runs it with, after the summary in `modes` (blas:
+     * the library and its threads); NULL: nothing to add. */
+    const char *(*detail)(void);
+    /* A library the mode loads when first wanted (cuBLAS): 1 once loaded,
+     * else 0 and *why; NULL: none. mode_available calls it. */
+    int (*load)(const char **why);
     cuk_ops ops;
 } cuk_backend;
 

@@ -1,14 +1,30 @@
-/* blas.c - mode blas: the system's BLAS (OpenBLAS where installed, on all
- * cores) for the operations BLAS has: the product, dot and the 2-norm. The
- * rest comes from mode cpu through the mode table. */
+/* blas.c - mode blas: the system's BLAS, whichever library is found when
+ * the mode is first wanted (OpenBLAS on all cores, the single-threaded
+ * reference BLAS, BLIS, MKL), for the operations BLAS has: the product, dot
+ * and the 2-norm. The rest comes from mode cpu through the mode table.
+ *
+ * The library is opened with dlopen, not linked: OpenBLAS starts a thread
+ * per core when it is loaded (33 ms for an empty program with 64 threads),
+ * which every start of cuk would pay, blas or not. CUK_BLAS names another
+ * library file to use instead (a path, or a name the loader searches for).
+ *
+ * Results must not depend on which BLAS it is. Only routines that every
+ * BLAS computes to float32 accuracy are used: sgemm (each element a float
+ * sum of k products, as in mode cpu) and dsdot (a double sum). snrm2 is not:
+ * the reference BLAS adds squares in float32 and stops growing past about
+ * 2^24 elements (its norm of rand(5000, 4000) is 1% low). */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "kernels/backend.h"
 
 #ifdef CUK_HAVE_BLAS
-#include <cblas.h>
 
 /* The entry points of mode blas (modes.c); the rest of its table comes from
  * mode cpu, whose reduce handles what BLAS has no routine for. */
@@ -16,67 +32,253 @@ cuk_matmul_fn blas_matmul;
 cuk_reduce_fn blas_reduce, cpu_reduce;
 cuk_dot_fn blas_dot;
 
-/* Rows per sgemm call: the product runs in panels of about 2 GFLOP so that
- * Ctrl-C is noticed within a fraction of a second even on huge inputs. */
-static int panel_rows(int n, int k)
+/* --- the library, loaded on first use --------------------------------------
+ * The CBLAS functions used, with CBLAS's own types (its enums are ints in
+ * the C ABI, with values fixed by the standard). */
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+typedef void sgemm_fn(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda,
+                      const float *b, int ldb, float beta, float *c, int ldc);
+typedef double dsdot_fn(int n, const float *x, int incx, const float *y, int incy);
+
+/* Tried in order when CUK_BLAS is not set: OpenBLAS, then what Debian's
+ * alternatives call libblas.so.3 (OpenBLAS too, or the reference BLAS, whose
+ * Debian build includes CBLAS), then a separate CBLAS (Fedora). */
+static const char *const candidates[] = {"libopenblas.so.0", "libblas.so.3", "libcblas.so.3"};
+
+static struct {
+    int state;          /* 0 not tried, 1 loaded, -1 none found (why says why) */
+    char why[400];
+    void *handle;
+    sgemm_fn *sgemm;
+    dsdot_fn *dsdot;
+} lib;
+
+/* Open file and find the functions in it: 0, or -1 with lib.why set. */
+static int open_blas(const char *file)
 {
-    double per_row = 2.0 * n * k;
-    double rows = 2e9 / (per_row > 1 ? per_row : 1);
-    return rows < 64 ? 64 : rows > 1e9 ? 1000000000 : (int)rows;
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(lib.why, sizeof lib.why, "cannot load a BLAS: %s", dlerror());
+        return -1;
+    }
+    lib.sgemm = (sgemm_fn *)dlsym(h, "cblas_sgemm");
+    lib.dsdot = (dsdot_fn *)dlsym(h, "cblas_dsdot");
+    if (!lib.sgemm || !lib.dsdot) {
+        snprintf(lib.why, sizeof lib.why, "%s has no CBLAS interface (cblas_sgemm, cblas_dsdot)", file);
+        dlclose(h);
+        return -1;
+    }
+    lib.handle = h;
+    return 0;
 }
 
-int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+/* CUK_BLAS if set, else the first candidate that opens. */
+static int load_blas(void)
 {
-    int step = panel_rows(n, k);
-    for (int i = 0; i < m; i += step) {
-        int rows = m - i < step ? m - i : step;
-        if (cuk_check_interrupt())
+    const char *chosen = getenv("CUK_BLAS");
+    if (chosen && *chosen)
+        return open_blas(chosen);
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (open_blas(candidates[i]) == 0)
+            return 0;
+    snprintf(lib.why, sizeof lib.why, "no BLAS library found (install libopenblas0 or libblas3, or set CUK_BLAS)");
+    return -1;
+}
+
+/* 1 once a BLAS is loaded (loading it now if never tried), else 0 and *why:
+ * mode_available asks this, so `mode blas` and `modes` say what is wrong. */
+int blas_linked(const char **why)
+{
+    if (lib.state == 0)
+        lib.state = load_blas() == 0 ? 1 : -1;
+    if (lib.state < 0 && why)
+        *why = lib.why;
+    return lib.state > 0;
+}
+
+/* 0 if a BLAS is loaded; -1 with the engine error set if none can be. */
+static int need_blas(void)
+{
+    const char *why;
+    return blas_linked(&why) ? 0 : cuk_err("mode blas: %s", why);
+}
+
+/* --- the product, in panels ------------------------------------------------
+ * sgemm cannot be interrupted, so a large product runs as a sequence of
+ * calls on blocks of c, with a Ctrl-C check before each. Each block should
+ * take about PANEL_SECONDS: short enough that Ctrl-C is noticed within a
+ * fifth of a second, long enough that the BLAS keeps its speed (each call
+ * packs its panel of b again: at 4096^3 on 2 cores, OpenBLAS ran 64-row
+ * calls at 72% of one call's rate, 384-row ones (0.13 s) at 85%; with more
+ * cores the panels grow towards MAX_PANEL_FLOPS). Rates differ by 100x
+ * between libraries and shapes, so the first block of every product is
+ * small and each next one is sized from the rate measured on the last,
+ * growing at most GROWTH times. */
+#define PANEL_SECONDS 0.1
+#define FIRST_PANEL_FLOPS 5e7 /* 0.05 s for the reference BLAS at 1 GFLOP/s */
+#define MAX_PANEL_FLOPS 5e10  /* beyond this a bigger call gains nothing */
+#define GROWTH 16.0
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    float *c;
+    const float *a, *b;
+    int n, k;        /* c is m x n, a m x k, b k x n, all row-major */
+    double budget;   /* FLOPs the next block may take */
+} panel_walk;
+
+/* c[i0.., j0..] (rows x cols) = a[i0..] @ b[:, j0..], after a Ctrl-C check;
+ * sizes the next block from this one's rate. 0, or -1 if interrupted. */
+static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
+{
+    if (cuk_check_interrupt())
+        return -1;
+    double flops = 2.0 * rows * cols * w->k, t0 = seconds_now();
+    lib.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
+              w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
+    double dt = seconds_now() - t0;
+    double next = dt > 0 ? flops / dt * PANEL_SECONDS : MAX_PANEL_FLOPS;
+    if (next > GROWTH * w->budget)
+        next = GROWTH * w->budget;
+    w->budget = next < MAX_PANEL_FLOPS ? next : MAX_PANEL_FLOPS;
+    return 0;
+}
+
+/* How many of `left` units of `cost` FLOPs each fit the budget: at least 1. */
+static int units_fitting(const panel_walk *w, double cost, int left)
+{
+    double fit = w->budget / cost;
+    return fit < 1 ? 1 : fit < left ? (int)fit : left;
+}
+
+/* Row i of c alone, in blocks of columns. */
+static int row_in_blocks(panel_walk *w, int i)
+{
+    for (int j = 0, cols; j < w->n; j += cols) {
+        cols = units_fitting(w, 2.0 * w->k, w->n - j);
+        if (panel_run(w, i, 1, j, cols) != 0)
             return -1;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, n, k, 1.0f, a + (size_t)i * k, k, b, n, 0.0f,
-                    c + (size_t)i * n, n);
     }
     return 0;
 }
 
-/* BLAS lengths are int: longer vectors go in pieces. */
-#define PIECE ((size_t)1 << 30)
+/* Whole rows of c while a row fits the budget; else one row at a time in
+ * blocks of columns (a 1 x 20000 @ 20000 x 20000 row is 0.8 GFLOP). */
+int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    panel_walk w = {c, a, b, n, k, FIRST_PANEL_FLOPS};
+    const double row_flops = 2.0 * n * k;
+    if (need_blas() != 0)
+        return -1;
+    for (int i = 0, rows; i < m; i += rows) {
+        rows = units_fitting(&w, row_flops, m - i);
+        if (w.budget < row_flops ? row_in_blocks(&w, i) : panel_run(&w, i, rows, 0, n))
+            return -1;
+    }
+    return 0;
+}
 
-/* dsdot: float inputs, double accumulation. sdot's float sum is off by 3e-3
- * over 2^28 elements; this matches the other modes. */
-int blas_dot(float *out, const float *x, const float *y, size_t n)
+/* --- dot and norm ----------------------------------------------------------
+ * dsdot: float inputs, each product exact in double, a double sum (also for
+ * the norm: a float's square can neither overflow nor underflow a double).
+ * Long vectors go in pieces summed here in double, with a Ctrl-C check
+ * between them; the pieces also bound the error of a BLAS whose dsdot were
+ * to add in float after all. */
+#define PIECE ((size_t)1 << 20)
+
+/* The sum of x[i] * y[i] over n elements, in double; -1 if interrupted. */
+static int dsdot_long(const float *x, const float *y, size_t n, double *out)
 {
     double acc = 0;
-    for (size_t i = 0; i < n; i += PIECE)
-        acc += cblas_dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
+    if (need_blas() != 0)
+        return -1;
+    for (size_t i = 0; i < n; i += PIECE) {
+        if (cuk_check_interrupt())
+            return -1;
+        acc += lib.dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
+    }
+    *out = acc;
+    return 0;
+}
+
+int blas_dot(float *out, const float *x, const float *y, size_t n)
+{
+    double acc;
+    if (dsdot_long(x, y, n, &acc) != 0)
+        return -1;
     *out = (float)acc;
     return 0;
 }
 
 int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
+    double sq;
     if (op != CUK_RED_NORM)
         return cpu_reduce(op, out, in, n);
-    double sq = 0;
-    for (size_t i = 0; i < n; i += PIECE) {
-        double piece = cblas_snrm2((int)(n - i < PIECE ? n - i : PIECE), in + i, 1);
-        sq += piece * piece;
-    }
+    if (dsdot_long(in, in, n, &sq) != 0)
+        return -1;
     *out = (float)sqrt(sq);
     return 0;
 }
 
-int blas_linked(const char **why) { return 1; }
+/* --- which BLAS ------------------------------------------------------------
+ * A library is recognised by what only it exports; one with no threads
+ * interface is single-threaded, as the reference BLAS is. */
+static void *symbol(const char *name) { return dlsym(lib.handle, name); }
+
+/* The file the BLAS was loaded from, without its folder. */
+static const char *library_file(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)lib.sgemm, &info) || !info.dli_fname)
+        return "?";
+    const char *slash = strrchr(info.dli_fname, '/');
+    return slash ? slash + 1 : info.dli_fname;
+}
+
+/* The library's name, and its threads in *threads. */
+static void library_name(char *name, size_t cap, int *threads)
+{
+    char *(*openblas_config)(void) = (char *(*)(void))symbol("openblas_get_config");
+    int (*openblas_threads)(void) = (int (*)(void))symbol("openblas_get_num_threads");
+    long long (*blis_threads)(void) = (long long (*)(void))symbol("bli_thread_get_num_threads");
+    int (*mkl_threads)(void) = (int (*)(void))symbol("MKL_Get_Max_Threads");
+    *threads = 1;
+    if (openblas_config && openblas_threads) {
+        const char *config = openblas_config(); /* "OpenBLAS 0.3.21 DYNAMIC_ARCH ..." */
+        size_t words = strcspn(config, " ");
+        words += config[words] ? 1 + strcspn(config + words + 1, " ") : 0;
+        snprintf(name, cap, "%.*s", (int)words, config);
+        *threads = openblas_threads();
+    } else if (blis_threads) {
+        snprintf(name, cap, "BLIS");
+        *threads = (int)blis_threads();
+    } else if (mkl_threads) {
+        snprintf(name, cap, "Intel MKL");
+        *threads = mkl_threads();
+    } else {
+        snprintf(name, cap, "the reference BLAS");
+    }
+}
 
 const char *blas_describe(void)
 {
-#ifdef CUK_OPENBLAS
-    static char name[64];
-    int n = openblas_get_num_threads();
-    snprintf(name, sizeof name, "OpenBLAS, %d thread%s", n, n == 1 ? "" : "s");
-    return name;
-#else
-    return "the system's BLAS";
-#endif
+    static char text[sizeof lib.why + 16];
+    char name[64];
+    int threads;
+    if (!blas_linked(NULL)) {
+        snprintf(text, sizeof text, "no BLAS (%s)", lib.why);
+        return text;
+    }
+    library_name(name, sizeof name, &threads);
+    snprintf(text, sizeof text, "%s (%s), %d thread%s", name, library_file(), threads, threads == 1 ? "" : "s");
+    return text;
 }
 
 #else /* no BLAS at build time: the mode is listed but unavailable */

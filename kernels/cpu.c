@@ -1,7 +1,9 @@
 /* cpu.c - mode cpu: plain loops on one host thread. This is the baseline the
  * classic lectures time, so the matrix product is the textbook i-j-k triple
  * loop; reductions accumulate in double so that the baseline is also a
- * trustworthy reference. Long loops poll for Ctrl-C between rows or chunks. */
+ * trustworthy reference. Every loop polls for Ctrl-C at least every CHUNK
+ * elements (or multiply-adds) of work, never only between rows: one row can
+ * be seconds of work (1x20000 @ 20000x20000). */
 #include "kernels/backend.h"
 
 #include <math.h>
@@ -23,17 +25,37 @@ cuk_eye_fn cpu_eye;
 cuk_random_fn cpu_random;
 cuk_copy2d_fn cpu_copy2d;
 
-#define CHUNK ((size_t)1 << 20) /* elements between interrupt checks */
+/* Elements (or multiply-adds) between interrupt checks. A check costs a
+ * clock read (tens of ns); a chunk, 20 us to 10 ms: a transpose of
+ * 20000x20000 takes ~100 ns an element, each write on another page. */
+#define CHUNK ((size_t)1 << 16)
+
+/* Count n more elements (or multiply-adds) of work; each time CHUNK of them
+ * have been done, check for Ctrl-C. Nonzero, the error set, if the user
+ * asked to stop. */
+static int poll_work(size_t *work, size_t n)
+{
+    *work += n;
+    if (*work < CHUNK)
+        return 0;
+    *work = 0;
+    return cuk_check_interrupt();
+}
+
+/* The smaller of a and b. */
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 /* c (m x n) = a (m x k) @ b (k x n). Element (i, j) is the dot product of
  * row i of a and column j of b; walking b down a column strides n floats,
- * which is the cache lesson that tiling answers. */
+ * which is the cache lesson that tiling answers. Ctrl-C is checked between
+ * elements of c, every CHUNK multiply-adds. */
 int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
+    size_t work = CHUNK; /* check before the first element */
     for (size_t i = 0; i < (size_t)m; i++) {
-        if (cuk_check_interrupt())
-            return -1;
         for (size_t j = 0; j < (size_t)n; j++) {
+            if (poll_work(&work, (size_t)k))
+                return -1;
             float acc = 0.0f;
             for (size_t p = 0; p < (size_t)k; p++)
                 acc += a[i * k + p] * b[p * n + j];
@@ -43,13 +65,19 @@ int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
     return 0;
 }
 
+/* Row by row, each row in pieces of CHUNK: a single row may be the whole
+ * matrix (1 x 10^9). */
 int cpu_transpose(float *out, const float *in, int rows, int cols)
 {
+    size_t work = CHUNK;
     for (size_t i = 0; i < (size_t)rows; i++) {
-        if (i % 256 == 0 && cuk_check_interrupt())
-            return -1;
-        for (size_t j = 0; j < (size_t)cols; j++)
-            out[j * rows + i] = in[i * cols + j];
+        for (size_t j0 = 0; j0 < (size_t)cols; j0 += CHUNK) {
+            size_t j1 = min_size((size_t)cols, j0 + CHUNK);
+            if (poll_work(&work, j1 - j0))
+                return -1;
+            for (size_t j = j0; j < j1; j++)
+                out[j * rows + i] = in[i * cols + j];
+        }
     }
     return 0;
 }
@@ -60,7 +88,7 @@ int cpu_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n)
     const float *pa = a.p ? a.p : &a.v, *pb = b.p ? b.p : &b.v;
     size_t sa = a.bcast ? 0 : 1, sb = b.bcast ? 0 : 1;
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
+        size_t i1 = min_size(n, i0 + CHUNK);
         if (cuk_check_interrupt())
             return -1;
         for (size_t i = i0; i < i1; i++)
@@ -72,7 +100,7 @@ int cpu_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n)
 int cpu_unary(cuk_unop op, float *out, const float *in, size_t n)
 {
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
+        size_t i1 = min_size(n, i0 + CHUNK);
         if (cuk_check_interrupt())
             return -1;
         for (size_t i = i0; i < i1; i++)
@@ -86,7 +114,7 @@ static int sum_of(const float *x, const float *y, size_t n, double *out)
 {
     double acc = 0;
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
+        size_t i1 = min_size(n, i0 + CHUNK);
         if (cuk_check_interrupt())
             return -1;
         for (size_t i = i0; i < i1; i++)
@@ -96,21 +124,26 @@ static int sum_of(const float *x, const float *y, size_t n, double *out)
     return 0;
 }
 
-static float extreme_of(const float *in, size_t n, int want_max)
+/* The least or greatest of in[0..n), NaN if any is NaN; -1 if interrupted. */
+static int extreme_of(const float *in, size_t n, int want_max, float *out)
 {
     float best = in[0];
-    for (size_t i = 1; i < n; i++)
-        best = want_max ? cuk_max_nan(best, in[i]) : cuk_min_nan(best, in[i]);
-    return best;
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        size_t i1 = min_size(n, i0 + CHUNK);
+        if (cuk_check_interrupt())
+            return -1;
+        for (size_t i = i0; i < i1; i++)
+            best = want_max ? cuk_max_nan(best, in[i]) : cuk_min_nan(best, in[i]);
+    }
+    *out = best;
+    return 0;
 }
 
 int cpu_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
     double acc;
-    if (op == CUK_RED_MIN || op == CUK_RED_MAX) {
-        *out = extreme_of(in, n, op == CUK_RED_MAX);
-        return 0;
-    }
+    if (op == CUK_RED_MIN || op == CUK_RED_MAX)
+        return extreme_of(in, n, op == CUK_RED_MAX, out);
     if (sum_of(in, op == CUK_RED_NORM ? in : NULL, n, &acc) != 0)
         return -1;
     *out = (float)(op == CUK_RED_SUM ? acc : op == CUK_RED_MEAN ? acc / (double)n : sqrt(acc));
@@ -128,14 +161,20 @@ int cpu_dot(float *out, const float *x, const float *y, size_t n)
 
 int cpu_fill(float *out, float v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = v;
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        size_t i1 = min_size(n, i0 + CHUNK);
+        if (cuk_check_interrupt())
+            return -1;
+        for (size_t i = i0; i < i1; i++)
+            out[i] = v;
+    }
     return 0;
 }
 
 int cpu_eye(float *out, int rows, int cols)
 {
-    cpu_fill(out, 0.0f, (size_t)rows * cols);
+    if (cpu_fill(out, 0.0f, (size_t)rows * cols) != 0)
+        return -1;
     for (size_t i = 0; i < (size_t)rows && i < (size_t)cols; i++)
         out[i * cols + i] = 1.0f;
     return 0;
@@ -154,9 +193,17 @@ int cpu_random(cuk_dist dist, float *out, size_t n, uint64_t seed, uint64_t stre
     return 0;
 }
 
+/* Row by row, long rows in pieces of CHUNK. */
 int cpu_copy2d(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols)
 {
-    for (size_t i = 0; i < (size_t)rows; i++)
-        memcpy(dst + i * dld, src + i * sld, (size_t)cols * sizeof *dst);
+    size_t work = CHUNK;
+    for (size_t i = 0; i < (size_t)rows; i++) {
+        for (size_t j0 = 0; j0 < (size_t)cols; j0 += CHUNK) {
+            size_t w = min_size((size_t)cols - j0, CHUNK);
+            if (poll_work(&work, w))
+                return -1;
+            memcpy(dst + i * dld + j0, src + i * sld + j0, w * sizeof *dst);
+        }
+    }
     return 0;
 }

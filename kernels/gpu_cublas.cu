@@ -3,17 +3,142 @@
  * engine under cublasSgemm), Sgeam (transpose) and Sdot.
  * cuBLAS has no plain sum, min or max (Sasum sums |x|, Isamax finds the
  * largest |x|), and Snrm2 returns inf rather than NaN for a vector holding a
- * NaN, so the reductions come from the tiled mode through the table. */
+ * NaN, so the reductions come from the tiled mode through the table.
+ *
+ * cuk does not link cuBLAS: loading its 600 MB of libraries took 110-450 ms
+ * and 220 MB at every start, GPU or not, and a machine without the toolkit
+ * could not start cuk at all. It is opened with dlopen when the mode is
+ * first wanted (cublas_load, through the mode's row in modes.c), and every
+ * function this file calls is a pointer in one table, `api`. */
 #include "kernels/gpu_internal.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cublasLt.h>
 
-/* The entry points of mode cublas (modes.c). */
+#include "base/error.h"
+
+/* The entry points of mode cublas (modes.c), and its library loader. */
 extern "C" cuk_matmul_fn cublas_matmul;
 extern "C" cuk_transpose_fn cublas_transpose;
 extern "C" cuk_dot_fn cublas_dot;
+extern "C" int cublas_load(const char **why);
+
+/* --- the library, loaded on first use ------------------------------------- */
+
+/* Every cuBLAS and cuBLASLt function this file calls, by its name in the
+ * headers: a name the headers #define to a versioned symbol (cublasCreate
+ * is cublasCreate_v2) is that symbol, in the table and in dlsym alike. */
+#define CUBLAS_FUNCTIONS(X)                                                                                     \
+    X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetMathMode) X(cublasSetPointerMode)            \
+    X(cublasSgeam) X(cublasSdot_64) X(cublasGetStatusName) X(cublasGetStatusString)
+#define CUBLASLT_FUNCTIONS(X)                                                                                   \
+    X(cublasLtCreate) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatrixLayoutCreate)    \
+    X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)         \
+    X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+
+/* A pointer of each function's own type, named as the function:
+ * api.cublasSgeam(...) is checked by the compiler like cublasSgeam(...). */
+static struct {
+#define API_POINTER(f) decltype(&::f) f;
+    CUBLAS_FUNCTIONS(API_POINTER) CUBLASLT_FUNCTIONS(API_POINTER)
+#undef API_POINTER
+} api;
+
+#define TEXT(x) TEXT_(x) /* the name after macro expansion, as a string */
+#define TEXT_(x) #x
+#define CUBLAS_FILE "libcublas.so." TEXT(CUBLAS_VER_MAJOR)
+#define CUBLASLT_FILE "libcublasLt.so." TEXT(CUBLAS_VER_MAJOR)
+
+static struct {
+    int state;      /* 0 not tried, 1 loaded, -1 failed (why says why) */
+    char why[400];
+} loader;
+
+/* dlopen by file name: the loader's search path, then cuk's run path (the
+ * toolkit's lib64 at build time). NULL with loader.why set. */
+static void *open_library(const char *file)
+{
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *err = dlerror(); /* "libcublas.so.13: cannot open ...": say the name once */
+        size_t len = strlen(file);
+        if (err && !strncmp(err, file, len) && err[len] == ':')
+            err += len + 1 + (err[len + 1] == ' ');
+        snprintf(loader.why, sizeof loader.why, "cannot load %s: %s", file, err ? err : "unknown error");
+    }
+    return h;
+}
+
+/* Symbol name of library h into *slot; -1 with loader.why set if missing. */
+static int find_symbol(void *h, const char *file, const char *name, void **slot)
+{
+    *slot = dlsym(h, name);
+    if (*slot)
+        return 0;
+    snprintf(loader.why, sizeof loader.why, "cannot load %s: it has no %s (cuk was built against cuBLAS %d.%d)",
+             file, name, CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR);
+    return -1;
+}
+
+/* cuBLASLt first: libcublas needs it and finds it only beside itself. */
+static int load_all(void)
+{
+    void *lt = open_library(CUBLASLT_FILE), *blas = lt ? open_library(CUBLAS_FILE) : NULL;
+    if (!blas)
+        return -1;
+#define API_FIND(h, file, f)                                          \
+    if (find_symbol(h, file, TEXT(f), (void **)&api.f) != 0)          \
+        return -1;
+#define API_FIND_BLAS(f) API_FIND(blas, CUBLAS_FILE, f)
+#define API_FIND_LT(f) API_FIND(lt, CUBLASLT_FILE, f)
+    CUBLAS_FUNCTIONS(API_FIND_BLAS)
+    CUBLASLT_FUNCTIONS(API_FIND_LT)
+#undef API_FIND_LT
+#undef API_FIND_BLAS
+#undef API_FIND
+    return 0;
+}
+
+/* 1 once cuBLAS is loaded (loading it now if never tried), else 0 and
+ * *why: the mode's row asks this, so `mode cublas` and `modes` say why. */
+extern "C" int cublas_load(const char **why)
+{
+    if (loader.state == 0) {
+        loader.state = load_all() == 0 ? 1 : -1;
+        if (loader.state < 0)
+            memset(&api, 0, sizeof api);
+    }
+    if (loader.state < 0 && why)
+        *why = loader.why;
+    return loader.state > 0;
+}
+
+/* 0 if cuBLAS is loaded; -1 with the engine error set if it cannot be. */
+static int need_library(void)
+{
+    const char *why;
+    return cublas_load(&why) ? 0 : cuk_err("%s", why);
+}
+
+/* The status's name and text for gpu_cublas_fail (gpu_runtime.cu); a
+ * status can only come from a loaded library, but say something if not. */
+extern "C" void gpu_cublas_status(cublasStatus_t st, const char **name, const char **text)
+{
+    static char number[32];
+    if (loader.state > 0) {
+        *name = api.cublasGetStatusName(st);
+        *text = api.cublasGetStatusString(st);
+        return;
+    }
+    snprintf(number, sizeof number, "status %d", (int)st);
+    *name = number;
+    *text = "cuBLAS is not loaded";
+}
+
+/* --- the mode's operations ------------------------------------------------ */
 
 /* The product goes through cublasLt with a plan per shape, made once: the
  * descriptors and the algorithm cuBLAS's heuristic picks. A command then
@@ -47,24 +172,26 @@ static struct {
  * exactly as specified, never TF32. */
 static int configure(cublasHandle_t h)
 {
-    CUBLAS_CHECK(cublasSetStream(h, gpu_stream_handle()));
-    CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    CUBLAS_CHECK(api.cublasSetStream(h, gpu_stream_handle()));
+    CUBLAS_CHECK(api.cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
     return 0;
 }
 
 /* The handle, created on first use; a half-configured one is never kept.
- * NULL with the error set if cuBLAS cannot start. */
+ * NULL with the error set if cuBLAS cannot be loaded or cannot start. */
 static cublasHandle_t get_handle(void)
 {
     if (!lib.handle) {
         cublasHandle_t fresh;
-        cublasStatus_t st = cublasCreate(&fresh);
+        if (need_library() != 0)
+            return NULL;
+        cublasStatus_t st = api.cublasCreate(&fresh);
         if (st != CUBLAS_STATUS_SUCCESS) {
             gpu_cublas_fail(st, "cublasCreate(&fresh)", __FILE__, __LINE__);
             return NULL;
         }
         if (configure(fresh) != 0) {
-            cublasDestroy(fresh);
+            api.cublasDestroy(fresh);
             return NULL;
         }
         lib.handle = fresh;
@@ -72,14 +199,12 @@ static cublasHandle_t get_handle(void)
     return lib.handle;
 }
 
-
-
 static void plan_release(lt_plan *p)
 {
-    cublasLtMatrixLayoutDestroy(p->la);
-    cublasLtMatrixLayoutDestroy(p->lb);
-    cublasLtMatrixLayoutDestroy(p->lc);
-    cublasLtMatmulDescDestroy(p->op);
+    api.cublasLtMatrixLayoutDestroy(p->la);
+    api.cublasLtMatrixLayoutDestroy(p->lb);
+    api.cublasLtMatrixLayoutDestroy(p->lc);
+    api.cublasLtMatmulDescDestroy(p->op);
     memset(p, 0, sizeof *p);
 }
 
@@ -92,16 +217,16 @@ static int plan_make(lt_plan *p, int m, int n, int k)
     cublasLtMatmulHeuristicResult_t best;
     int found = 0;
     p->m = m, p->n = n, p->k = k;
-    CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->la, CUDA_R_32F, n, k, n));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_32F, k, m, k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_32F, n, m, n));
-    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                                             sizeof ws);
+    CUBLAS_CHECK(api.cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F));
+    CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->la, CUDA_R_32F, n, k, n));
+    CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_32F, k, m, k));
+    CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_32F, n, m, n));
+    CUBLAS_CHECK(api.cublasLtMatmulPreferenceCreate(&pref));
+    cublasStatus_t st =
+        api.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatmulAlgoGetHeuristic(lib.lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &best, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
+        st = api.cublasLtMatmulAlgoGetHeuristic(lib.lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &best, &found);
+    api.cublasLtMatmulPreferenceDestroy(pref);
     CUBLAS_CHECK(st);
     if (found == 0)
         CUBLAS_CHECK(CUBLAS_STATUS_NOT_SUPPORTED);
@@ -116,7 +241,9 @@ static lt_plan *plan_for(int m, int n, int k)
         if (lib.plans[i].m == m && lib.plans[i].n == n && lib.plans[i].k == k)
             return &lib.plans[i];
     if (!lib.lt) {
-        cublasStatus_t st = cublasLtCreate(&lib.lt);
+        if (need_library() != 0)
+            return NULL;
+        cublasStatus_t st = api.cublasLtCreate(&lib.lt);
         if (st != CUBLAS_STATUS_SUCCESS) {
             gpu_cublas_fail(st, "cublasLtCreate(&lib.lt)", __FILE__, __LINE__);
             return NULL;
@@ -146,7 +273,7 @@ extern "C" int cublas_matmul(float *c, const float *a, const float *b, int m, in
     lt_plan *p = plan_for(m, n, k);
     if (!p)
         return -1;
-    CUBLAS_CHECK(cublasLtMatmul(lib.lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
+    CUBLAS_CHECK(api.cublasLtMatmul(lib.lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
                                 lib.lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
     gpu_count_call("cublasLtMatmul (library kernels)");
     return 0;
@@ -161,8 +288,8 @@ extern "C" int cublas_transpose(float *out, const float *in, int rows, int cols)
     cublasHandle_t h = get_handle();
     if (!h)
         return -1;
-    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-    CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out, rows,
+    CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CUBLAS_CHECK(api.cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out, rows,
                              out, rows));
     gpu_count_call("cublasSgeam (library kernels)");
     return 0;
@@ -177,8 +304,8 @@ extern "C" int cublas_dot(float *out, const float *x, const float *y, size_t n)
     cublasHandle_t h = get_handle();
     if (!h)
         return -1;
-    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
-    CUBLAS_CHECK(cublasSdot_64(h, (int64_t)n, x, 1, y, 1, out));
+    CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    CUBLAS_CHECK(api.cublasSdot_64(h, (int64_t)n, x, 1, y, 1, out));
     gpu_count_call("cublasSdot (library kernels)");
     return 0;
 }

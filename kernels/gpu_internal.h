@@ -21,6 +21,9 @@ extern "C" {
  * poisoned (which also calls gpu_poison). Always returns -1. */
 int gpu_fail(cudaError_t err, const char *call, const char *file, int line);
 int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *file, int line);
+/* A cuBLAS status's name and text, from the library loaded at run time
+ * (gpu_cublas.cu): cuk links no cuBLAS, so call no cuBLAS function directly. */
+void gpu_cublas_status(cublasStatus_t st, const char **name, const char **text);
 
 /* The engine's one stream: every copy, kernel and cuBLAS call goes on it. */
 cudaStream_t gpu_stream_handle(void);

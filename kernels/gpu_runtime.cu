@@ -204,8 +204,9 @@ extern "C" int gpu_fail(cudaError_t err, const char *call, const char *file, int
 extern "C" int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *file, int line)
 {
     char msg[512];
-    snprintf(msg, sizeof msg, "cuBLAS error: %s (%s) in %s at %s:%d", cublasGetStatusString(st),
-             cublasGetStatusName(st), call, file, line);
+    const char *name, *text;
+    gpu_cublas_status(st, &name, &text); /* cuBLAS is loaded at run time: gpu_cublas.cu */
+    snprintf(msg, sizeof msg, "cuBLAS error: %s (%s) in %s at %s:%d", text, name, call, file, line);
     /* cuBLAS reports a dead context as a failed execution: ask the runtime. */
     cudaError_t err = cudaStreamQuery(gpu.stream);
     return report(is_sticky(err == cudaErrorNotReady ? cudaSuccess : err), msg);

@@ -20,6 +20,7 @@ cuk_fill_fn cpu_fill, gpu_fill;
 cuk_eye_fn cpu_eye, gpu_eye;
 cuk_random_fn cpu_random, gpu_random;
 cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
+int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
 
 /* Entry points of optional parts are left out of builds without them; the
  * mode is then unavailable (mode_available says why) and never called. */
@@ -40,7 +41,7 @@ static cuk_backend table[] = {
      .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
              cpu_copy2d}},
     {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
-     .summary = "the system BLAS (cblas_sgemm), all cores: what a CPU user would pick",
+     .summary = "the system BLAS (cblas_sgemm): what a CPU user would pick", .detail = blas_describe,
      .ops = {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */
     {.name = "naive", .needs = NEEDS_GPU, .matmul_reuse = 1,
@@ -55,7 +56,8 @@ static cuk_backend table[] = {
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
      .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
      .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
-    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0,
+    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
+     .summary = "the system BLAS (cblas_sgemm): what a CPU user would pick", .detail = blas_describe,
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
 };
@@ -131,6 +133,8 @@ int mode_available(const cuk_backend *m, const char **why)
     if (m->needs == NEEDS_GPU && !gpu_usable(&no))
         ;
     else if (m->needs == NEEDS_BLAS && !blas_linked(&no))
+        ;
+    else if (m->load && !m->load(&no))
         ;
     else
         no = m->unwritten;

@@ -2,7 +2,8 @@
 # terminal.sh - the interactive REPL driven through a real terminal (tmux
 # send-keys / capture-pane): the prompt, continuation lines, history kept
 # across a restart, Tab completion, Ctrl-C at the prompt and during a long
-# command, Ctrl-D. Skipped where tmux is not installed.
+# command (also inside one row of a product, a transpose, rand and a BLAS
+# call), Ctrl-D. Skipped where tmux is not installed.
 set -u
 if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP terminal: tmux not installed"
@@ -96,6 +97,74 @@ prompt=$?
 [ $running = 1 ] && [ $back = 0 ] && [ $prompt = 0 ] && awk -v e="$elapsed" 'BEGIN { exit !(e < 1.0) }'
 result term_ctrl_c_cancels_command $? "running=$running interrupted=$back prompt=$prompt after ${elapsed}s"
 echo "   Ctrl-C during the product: prompt back after ${elapsed}s"
+# Ctrl-C inside long loops, not only between rows: one row of a cpu
+# product that is the whole product (1x14000 @ 14000x14000, seconds of
+# work), a BLAS product (run in panels with a check between them), a
+# transpose and rand of 14000x14000. Each time the prompt is back within a
+# second (a generous guard: the loops check every ~0.1 s; 3 s under the
+# sanitizers) and the interrupted command assigned nothing.
+transcript() { tm capture-pane -p -S -32768 -t t 2>/dev/null; }
+count() { transcript | grep -cE -- "$1"; }
+# wait_more REGEX N SECONDS: until more than N lines of the transcript match.
+wait_more() {
+    local end=$((SECONDS + $3))
+    while [ $SECONDS -le "$end" ]; do
+        [ "$(count "$1")" -gt "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# cancel_inside NAME STATEMENT VAR: Ctrl-C 0.5 s after STATEMENT starts.
+# Under the sanitizers (make asan) freeing the half-made 784 MB result
+# alone takes a good part of a second: the guard is 3 s there.
+limit=1.0
+[ -n "${SAN_LOG:-}" ] && limit=3.0
+cancel_inside() {
+    local before undefined running=0 back prompt t0 t1 elapsed
+    before=$(count '^interrupted$')
+    undefined=$(count "'$3' is not defined")
+    tm send-keys -t t -l "$2"
+    tm send-keys -t t Enter
+    sleep 0.5
+    last_line | grep -qE '^cuk\[[a-z]+\]>$' || running=1
+    t0=$(date +%s.%N)
+    tm send-keys -t t C-c
+    wait_more '^interrupted$' "$before" 5
+    back=$?
+    t1=$(date +%s.%N)
+    elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    last_line | grep -qE '^cuk\[[a-z]+\]>$'
+    prompt=$?
+    [ $running = 1 ] && [ $back = 0 ] && [ $prompt = 0 ] && awk -v e="$elapsed" -v l="$limit" 'BEGIN { exit !(e < l) }'
+    result "$1" $? "running=$running interrupted=$back prompt=$prompt after ${elapsed}s (limit ${limit}s)"
+    echo "   Ctrl-C inside $2: prompt back after ${elapsed}s"
+    tm send-keys -t t -l "$3"
+    tm send-keys -t t Enter
+    wait_more "'$3' is not defined" "$undefined" 5
+    result "$1_assigned_nothing" $? "$3 was defined by the interrupted command"
+}
+tm send-keys -t t 'mode cpu; x = ones(1, 14000); B = ones(14000, 14000); ready = 7' Enter
+wait_for '^ready = 7$|error: out of host memory' 30
+if screen | grep -q 'error: out of host memory'; then
+    echo "SKIP term_ctrl_c_inside: not enough free memory for two 14000x14000 matrices"
+elif screen | grep -q '^ready = 7$'; then
+    cancel_inside term_ctrl_c_inside_cpu_row 'Crow = x @ B' Crow
+    cancel_inside term_ctrl_c_inside_transpose 'T = B'"'" T
+    cancel_inside term_ctrl_c_inside_rand 'R = rand(14000, 14000)' R
+    if "$cuk" -e 'mode blas' >/dev/null 2>&1; then
+        tm send-keys -t t 'mode blas' Enter
+        cancel_inside term_ctrl_c_inside_blas_product 'Cblas = B @ B' Cblas
+        tm send-keys -t t 'mode cpu' Enter
+    else
+        echo "SKIP term_ctrl_c_inside_blas_product: no mode blas in this build"
+    fi
+else
+    result term_ctrl_c_inside_setup 1 "could not make the 14000x14000 operands"
+fi
+tm send-keys -t t 'clear x B' Enter
+tm send-keys -t t 'cleared = 8' Enter
+wait_for '^cleared = 8$' 10 # a Ctrl-D typed while a command runs is lost
+
 tm send-keys -t t 'keep, who' Enter
 wait_for '^keep = 42$' 5 && wait_for '^  myvariable_long ' 5 && ! screen | grep -qE '^  C '
 result term_workspace_intact_after_cancel $? "variables lost or C half-made"
