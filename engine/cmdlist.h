@@ -18,9 +18,9 @@ typedef enum {
     ARGS_EXPR,      /* an expression */
     ARGS_TIMEIT,    /* [COUNT] statement */
     ARGS_SAVE,      /* NAME "file" */
-    ARGS_STRING,    /* "file" */
     ARGS_TOPIC,     /* [any one token] */
-    ARGS_SETTING    /* [NAME [VALUE]]: VALUE a name or a number */
+    ARGS_SETTING,   /* [NAME [VALUE]]: VALUE a name or a number */
+    ARGS_RUN        /* "file" [NAME]: NAME is step or rehearse */
 } args_shape;
 
 #define CUK_COMMANDS(X)                                                                                          \
@@ -37,7 +37,8 @@ typedef enum {
     X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \
     X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
     X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"", "write a variable to .npy or .csv")                      \
-    X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                            \
+    X(RUN, run, NULL, ARGS_RUN, "run \"file.cuk\" [step]",                                                     \
+      "run a script in this session; step: each statement waits for Enter")                                     \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
     X(SET, set, NULL, ARGS_SETTING, "set [name [value]]", "list, show or change the kernel variant switches")    \
