@@ -37,7 +37,7 @@ typedef enum {
     X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \
     X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
     X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"", "write a variable to .npy or .csv")                      \
-    X(RUN, run, NULL, ARGS_RUN, "run \"file.cuk\" [step]",                                                     \
+    X(RUN, run, NULL, ARGS_RUN, "run \"f.cuk\" [step]",                                                        \
       "run a script in this session; step: each statement waits for Enter")                                     \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \

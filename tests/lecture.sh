@@ -73,6 +73,17 @@ else
         '^  cpu .*\(reference\)' '^d = 2\.5724e\+13$' '!error: ' -- "$cuk" --rehearse "$here/scripts/lecture.cuk"
 fi
 
+# help lessons lists lecture.cuk and each lesson with its sentence, read
+# from the scripts beside the binary (the source tree's scripts/ here).
+pats=('^the demo scripts, in /' '^  lecture\.cuk$' '^      The lecture: ' '^step through it: +cuk --step /')
+for f in "$here"/scripts/[0-9]*.cuk; do
+    pats+=("^  $(basename "$f")\$" "^      $(sed -n '1s/^#: \(.\{20\}\).*/\1/p' "$f" | sed 's/[][\.*^$()+?{}|]/\\&/g')")
+done
+check help_lessons 0 "${pats[@]}" -- "$cuk" -e 'help lessons'
+check help_scripts 0 '^  #: text ' '^  # pause ' '^  cuk --step FILE\.cuk ' '^  cuk --rehearse FILE ' -- "$cuk" -e 'help scripts'
+cp "$cuk" lonely-cuk
+check help_lessons_not_found 1 'help lessons: the demo scripts are not beside cuk' -- ./lonely-cuk -e 'help lessons'
+
 # ---- headings and rehearsal's rules ----
 
 cat >h.cuk <<'EOF'
