@@ -31,8 +31,10 @@ cuk_copy2d_fn cpu_copy2d;
 int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     for (size_t i = 0; i < (size_t)m; i++) {
-        if (cuk_check_interrupt())
+        if (cuk_check_progress(i, (size_t)m)) { /* rows done: the panel shows how far, and the time left */
+            cuk_progress_done();
             return -1;
+        }
         for (size_t j = 0; j < (size_t)n; j++) {
             float acc = 0.0f;
             for (size_t p = 0; p < (size_t)k; p++)
@@ -40,6 +42,7 @@ int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
             c[i * n + j] = acc;
         }
     }
+    cuk_progress_done();
     return 0;
 }
 

@@ -208,3 +208,22 @@ tm send-keys -t t Enter
 wait_for '^ans = 43$' 5
 result step_run_at_prompt $? "run \"s.cuk\" step at the prompt, then q, did not return to the session"
 tm send-keys -t t C-d
+
+# A long cpu product: the note before it, and under the panel the title's
+# percentage and time left; Ctrl-C stops it.
+if "$cuk" --version | grep -q 'no ncurses'; then
+    echo "SKIP progress_in_panel: cuk was built without ncurses"
+    exit 0
+fi
+start
+wait_for '\| ready' 10
+tm send-keys -t t -l 'mode cpu; C = rand(2600) @ rand(2600)'
+tm send-keys -t t Enter
+wait_for '^note: this cpu product will take about [0-9]+ s \(Ctrl-C stops it\)$' 5
+result progress_note_before $? "no note before a product estimated at 35 s"
+wait_for '\| running [0-9.]+ s .*[0-9]+%, about [0-9]+ (s|min) left: mode cpu; C = rand' 10
+result progress_in_panel $? "the panel's title shows no percentage and time left"
+tm send-keys -t t C-c
+wait_for '^interrupted$' 5 && wait_for '\| ready' 5
+result progress_ctrl_c $? "Ctrl-C did not stop the product"
+tm send-keys -t t C-d
