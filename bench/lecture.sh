@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lecture.sh - the lecture's demo scripts on the GPU machine: each lesson in
-# scripts/ run on its own as a plain script (stopping at the first error),
+# scripts/ run on its own as a plain script (stopping at the first error;
+# --echo: each statement shown before its output),
 # timed against the one-minute limit each must keep, its transcript kept in
 # $OUT (the device tool's folder) or ./lecture-logs. The lines each lesson's
 # lead should look at are in README.md, "Using cuk in a lecture".
@@ -17,7 +18,7 @@ failed=0
 for f in scripts/[0-9]*.cuk; do
     name=$(basename "$f" .cuk)
     t0=$(date +%s.%N)
-    "$cuk" "$f" >"$out/$name.log" 2>&1
+    "$cuk" --echo "$f" >"$out/$name.log" 2>&1
     rc=$?
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     verdict=ok

@@ -257,6 +257,9 @@ int lecture_before(cuk_session *s, const stmt *st)
         int w = step_wait(s);
         if (w != 0)
             return w;
+    } else if (s->echo) {
+        step_echo(s, st);
+        out_printf("\n");
     }
     return rehearse_skips(s, st);
 }

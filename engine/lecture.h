@@ -11,6 +11,9 @@
  * Enter ends the run as `quit` would; a line "# pause" waits for Enter at
  * an empty prompt.
  *
+ * Echo (s->echo: cuk --echo): each statement is echoed after the prompt
+ * and run at once, so that a script's transcript reads as a session.
+ *
  * Rehearsal (s->rehearse: cuk --rehearse, run "f" rehearse): a `mode` this
  * machine lacks, and each statement after it until a mode that works, is
  * listed as "skipped (no GPU): STATEMENT" instead of failing; a statement

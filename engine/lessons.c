@@ -32,6 +32,7 @@ static const char help_scripts[] =
     "  run \"FILE\" rehearse   that mode and what uses its results are listed as\n"
     "                        \"skipped (no GPU): ...\"; the rest runs, settings (set, seed,\n"
     "                        time, format) take effect, a real error still stops it\n"
+    "  cuk --echo FILE.cuk   echo each statement before its output: a transcript\n"
     "  help lessons          the demo scripts, one per lesson, and what each shows\n";
 
 /* The folder of the running binary into dir; 0, or -1 if unknown. */

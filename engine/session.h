@@ -63,6 +63,7 @@ typedef struct cuk_session {
                             * one); NULL at the prompt, in -e and on stdin */
     /* Scripts run for a lecture (run.h): */
     int step;              /* echo each statement, wait for Enter, then run it */
+    int echo;              /* echo each statement, then run it (a transcript) */
     int rehearse;          /* a mode this machine lacks is skipped, not an error */
     const struct cuk_backend *skipping; /* rehearsing: the mode asked for and
                             * lacked; its statements are skipped until the next

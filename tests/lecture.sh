@@ -133,11 +133,13 @@ else
 fi
 check rehearse_unknown_mode 1 "unknown mode 'tield'" -- "$cuk" --rehearse -e 'mode tield'
 check rehearse_real_error 1 "'nothere' is not defined" '!^after' -- "$cuk" --rehearse -e 'mode cpu; x = nothere; after = 1'
+check echo_transcript 0 '^#: What this script shows\.$' '^cuk\[cpu\]> x = 1$' '^x = 1$' '^cuk\[cpu\]> y = \[1$' \
+    '^ +\.\.\. 2\]$' '^cuk\[cpu\]> z = 3 #: after a statement: a comment$' -- "$cuk" --echo h.cuk
 check run_bad_word 1 "run: expected step or rehearse after the file name, got 'fast'" -- "$cuk" -e 'run "r.cuk" fast'
 check step_without_terminal 2 'cuk: --step: step mode reads Enter from the terminal, and there is none' -- \
     setsid -w "$cuk" --step h.cuk
 if command -v script >/dev/null 2>&1; then # a terminal on stdin: the interactive calculator, not a script
-    check step_flag_needs_script 2 'cuk: --step and --rehearse run a script' -- script -qec "'$cuk' --step" /dev/null
+    check step_flag_needs_script 2 'cuk: --step, --echo and --rehearse run a script' -- script -qec "'$cuk' --step" /dev/null
 else
     echo "SKIP step_flag_needs_script: script (util-linux) not installed"
 fi
