@@ -238,8 +238,9 @@ config:
 	BLAS=$(WITH_BLAS) (loaded at run time) arch=$(CUDA_ARCH)"
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cuk/scripts
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cuk
+	install -m 644 scripts/*.cuk $(DESTDIR)$(PREFIX)/share/cuk/scripts/
 
 # ./cuk belongs to the default build; other folders leave it alone.
 clean:

@@ -67,13 +67,15 @@ void cuk_err_clear(void)
     err_slot.msg[0] = '\0';
 }
 
-/* The front end's progress hook (error.h). */
+/* The front end's progress hook, and how far long work has got (error.h). */
 static struct {
     int (*fn)(void *);
     void *ud;
     int shown;       /* what fn last said: 1 while it shows progress */
     struct timespec last;
-} progress;
+    double fraction; /* of the work under way; < 0: none reports */
+    struct timespec started;
+} progress = {.fraction = -1};
 
 void cuk_set_progress(int (*fn)(void *ud), void *ud)
 {
@@ -99,4 +101,29 @@ int cuk_check_interrupt(void)
 {
     cuk_progress();
     return cuk_interrupted ? cuk_err_cancel() : 0;
+}
+
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+int cuk_check_progress(size_t done, size_t total)
+{
+    if (done == 0)
+        clock_gettime(CLOCK_MONOTONIC, &progress.started);
+    progress.fraction = total ? (double)done / (double)total : 0;
+    return cuk_check_interrupt();
+}
+
+void cuk_progress_done(void) { progress.fraction = -1; }
+
+double cuk_progress_fraction(double *left_ms)
+{
+    double f = progress.fraction, spent = f >= 0 ? seconds_since(&progress.started) : 0;
+    /* the pace is worth a forecast once a little of the work and time are behind */
+    *left_ms = f >= 0.02 && spent >= 0.5 ? 1e3 * spent * (1 - f) / f : -1;
+    return f;
 }

@@ -64,6 +64,17 @@ void cuk_set_progress(int (*fn)(void *ud), void *ud);
  * shown (a caller waiting for the device then polls instead of blocking). */
 int cuk_progress(void);
 
+/* Long work that knows how far it has got says so, so that a front end can
+ * show a percentage and the time left: cuk_check_progress(done, total) in
+ * its loop instead of cuk_check_interrupt (done = 0 starts the clock), and
+ * cuk_progress_done() when it stops, however it stops. */
+int cuk_check_progress(size_t done, size_t total);
+void cuk_progress_done(void);
+/* How far the work under way has got, 0 to 1, with the time it has left at
+ * the pace so far in *left_ms (< 0 until it can be told); < 0 when no work
+ * is reporting. */
+double cuk_progress_fraction(double *left_ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,12 +18,12 @@ typedef enum {
     ARGS_EXPR,      /* an expression */
     ARGS_TIMEIT,    /* [COUNT] statement */
     ARGS_SAVE,      /* NAME "file" */
-    ARGS_STRING,    /* "file" */
     ARGS_TOPIC,     /* [any one token] */
     ARGS_SETTING,   /* [NAME [VALUE]]: VALUE a name or a number */
     ARGS_BENCH,     /* [MODE... ':'] expression */
     ARGS_LADDER,    /* [MODE... ':'] expression for NAME in NUMBER... */
-    ARGS_FILE_OR_OFF /* "file" or off */
+    ARGS_FILE_OR_OFF, /* "file" or off */
+    ARGS_RUN        /* "file" [NAME]: NAME is step or rehearse */
 } args_shape;
 
 #define CUK_COMMANDS(X)                                                                                          \
@@ -48,7 +48,8 @@ typedef enum {
       "write a variable, or the last bench (save bench \"t.json\")")                                             \
     X(RECORD, record, NULL, ARGS_FILE_OR_OFF, "record \"file\"|off",                                             \
       "keep a transcript of what is typed and shown")                                                            \
-    X(RUN, run, NULL, ARGS_STRING, "run \"file.cuk\"", "run a script in this session")                           \
+    X(RUN, run, NULL, ARGS_RUN, "run \"f.cuk\" [step]",                                                        \
+      "run a script in this session; step: each statement waits for Enter")                                     \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
     X(SET, set, NULL, ARGS_SETTING, "set [name [value]]", "list, show or change the kernel variant switches")    \

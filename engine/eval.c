@@ -282,6 +282,37 @@ static cuk_matrix *fn_dot(cuk_session *s, const ast *call, const builtin *b, cal
     return NULL;
 }
 
+/* arange(n): the row 0, 1, ..., n-1, as NumPy's arange(n); float32, so
+ * whole numbers past 2^24 round as NumPy's float32 arange rounds them. It
+ * is made on the host, as a literal is: a GPU mode copies it on first use,
+ * as the seed programs filled a[i] = i on the host and copied it over. */
+static cuk_matrix *fn_arange(cuk_session *s, const ast *call, const builtin *b, call_args *a)
+{
+    const cuk_matrix *arg = a->m[0];
+    double n;
+    if (arg->rows != 1 || arg->cols != 1) {
+        cuk_err_at(call->kid[0]->pos, "arange: n must be a scalar (got a %dx%d matrix)", arg->rows, arg->cols);
+        return NULL;
+    }
+    if (mat_scalar_exact(a->m[0], &n) != 0)
+        return NULL;
+    if (!(n >= 1 && n <= MAT_MAX_DIM && n == floor(n))) {
+        char got[40];
+        cuk_err_at(call->kid[0]->pos, "arange: n must be a whole number from 1 to %ld (got %s): cuk has no empty matrices",
+                   MAT_MAX_DIM, fmt_number(got, sizeof got, n));
+        return NULL;
+    }
+    cuk_matrix *m = mat_new_host(1, (int)n);
+    for (size_t i = 0; m && i < (size_t)n; i++) {
+        if (i % ((size_t)1 << 22) == 0 && cuk_check_interrupt() != 0) { /* 2^31 elements take seconds */
+            mat_unref(m);
+            return NULL;
+        }
+        m->host[i] = (float)i;
+    }
+    return m;
+}
+
 static cuk_matrix *fn_load(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
     char *path = session_path(s, a->file);
@@ -298,6 +329,7 @@ static cuk_matrix *fn_load(cuk_session *s, const ast *call, const builtin *b, ca
 #define BUILTIN_EWISE(id, name, usage, expr) {name, 2, 2, FN_MATRICES, fn_ewise, CUK_EW_##id, usage},
 #define BUILTIN_REDUCE(id, name, usage) {name, 1, 1, FN_MATRICES, fn_reduce, CUK_RED_##id, usage},
 static const builtin builtins[] = {
+    {"arange", 1, 1, FN_MATRICES, fn_arange, 0, "arange(n)       the row 0, 1, ..., n-1 (1 x n), as NumPy's arange"},
     {"dot", 2, 2, FN_MATRICES, fn_dot, 0, "dot(x, y)       sum of x .* y (same number of elements)"},
     {"eye", 1, 2, FN_DIMS, fn_eye, 0, "eye(n), eye(m, n)  identity matrix"},
     {"fill", 3, 3, FN_DIMS_VALUE, fn_fill, 0, "fill(m, n, v)   m x n matrix of v"},

@@ -6,6 +6,8 @@
 #include "base/out.h"
 #include "engine/commands.h"
 #include "engine/eval.h"
+#include "engine/examples.h"
+#include "engine/lessons.h"
 
 static const char help_overview[] =
     "cuk: a matrix calculator whose matrices live on the GPU.\n"
@@ -17,7 +19,7 @@ static const char help_overview[] =
     "  time on                print what each command costs\n"
     "\n"
     "  bench naive cublas: A @ B    just those modes;  help timing: what is measured\n"
-    "help topics: language, functions, commands, modes, timing, files, keys\n"
+    "help topics: language, functions, commands, modes, timing, files, keys, scripts, lessons\n"
     "help NAME explains one function or command, e.g. `help rand`, `help bench`.\n";
 
 static const char help_language[] =
@@ -80,6 +82,20 @@ static const char help_keys[] =
     "  Ctrl-D     leave cuk\n"
     "an open ( or [ at the end of a line asks for more lines.\n";
 
+/* "  example:" and the example's lines, indented. */
+static void help_example(const char *name)
+{
+    const char *ex = example_of(name);
+    if (!ex)
+        return;
+    out_printf("  example:\n");
+    for (const char *p = ex; *p;) {
+        int n = (int)strcspn(p, "\n");
+        out_printf("    %.*s\n", n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
 static void help_functions(void)
 {
     out_printf("functions:\n");
@@ -102,6 +118,7 @@ static void help_modes(void)
         out_printf("  %-7s %-4s  %s\n", mode_get(i)->name, mode_on_device(mode_get(i)) ? "GPU" : "host",
                    mode_get(i)->summary);
     out_printf("every mode runs every operation; values and rand/randn seeds agree across modes.\n");
+    help_example("modes");
 }
 
 /* help NAME for one function, command or mode. */
@@ -110,10 +127,14 @@ static int help_name(const char *topic)
     const char *usage = eval_function_usage(topic);
     int c = cmd_lookup(topic);
     const cuk_backend *be = mode_find(topic);
-    if (usage)
+    if (usage) {
         out_printf("  %s\n", usage);
-    if (c >= 0)
+        help_example(topic);
+    }
+    if (c >= 0) {
         out_printf("  %-20s %s\n", cmd_get(c)->usage, cmd_get(c)->summary);
+        help_example(cmd_get(c)->word);
+    }
     if (be)
         out_printf("  mode %s (%s): %s\n", be->name, mode_on_device(be) ? "GPU" : "host", be->summary);
     return usage || c >= 0 || be;
@@ -129,8 +150,12 @@ int cmd_help(cuk_session *s, const stmt *st)
                  {"measuring", help_timing}};
     if (!topic) {
         out_printf("%s", help_overview);
+        lessons_overview();
         return 0;
     }
+    int lecture = lessons_help(topic); /* lessons, scripts: the lecture kit's pages */
+    if (lecture != 0)
+        return lecture < 0 ? -1 : 0;
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
         if (!strcmp(topic, pages[i].name)) {
             out_printf("%s", pages[i].text);
@@ -145,7 +170,7 @@ int cmd_help(cuk_session *s, const stmt *st)
     else if (strchr("@+-*/'", topic[0]) && topic[0])
         out_printf("%s", help_language);
     else if (!help_name(topic))
-        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys)",
+        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys, scripts, lessons)",
                        topic);
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/fmt.h"
+#include "engine/eta.h"
 #include "engine/pool.h"
 #include "engine/timing.h"
 #include "engine/warm.h"
@@ -92,7 +93,9 @@ cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     }
     if (!(c = begin(be, c)))
         return NULL;
+    eta_matmul_begin(be, m, n, k);
     int rc = be->ops.matmul(out_data(c, be), pa, pb, m, n, k);
+    eta_matmul_end(be, rc == 0);
     return finish(be, c, rc, "matmul", shape2(sh, sizeof sh, a, "@", b), 2.0 * m * n * k,
                   4.0 * ((double)m * k + (double)k * n + (double)m * n));
 }

@@ -566,8 +566,11 @@ static int parse_command_args(parser *P, stmt *s)
             push_word(P, &args, TK_STRING, "expected a file name in double quotes") != 0)
             return -1;
         break;
-    case ARGS_STRING:
+    case ARGS_RUN:
         if (push_word(P, &args, TK_STRING, "expected a file name in double quotes") != 0)
+            return -1;
+        if (!at_stmt_end(P) &&
+            push_word(P, &args, TK_NAME, "expected step or rehearse after the file name") != 0)
             return -1;
         break;
     case ARGS_BENCH:

@@ -1,7 +1,9 @@
 /* run.c - running source text in a session (see run.h): parse it, run each
  * statement, and report the first error with the line and a caret; files
  * are streamed a statement at a time. Commands are dispatched through the
- * command list (cmdlist.h). */
+ * command list (cmdlist.h). Each statement and each line of a script
+ * passes the lecture hooks (lecture.h) first: headings, step mode,
+ * rehearsal. */
 #include "engine/run.h"
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include "base/out.h"
 #include "engine/commands.h"
 #include "engine/eval.h"
+#include "engine/lecture.h"
 #include "engine/parse.h"
 #include "engine/timing.h"
 
@@ -168,13 +171,16 @@ static run_status run_program(cuk_session *s, const program *p)
     run_status st = RUN_OK;
     note_explaining(s, p);
     for (int i = 0; i < p->n && st == RUN_OK; i++) {
-        if (run_stmt(s, p->stmt[i]) != 0) {
+        int before = lecture_before(s, p->stmt[i]);
+        if (before < 0 || (before == 0 && run_stmt(s, p->stmt[i]) != 0)) {
             s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
             report(s);
             cuk_err_clear();
             st = s->fatal ? RUN_FATAL : RUN_ERROR;
         } else if (s->quit) {
             st = RUN_QUIT;
+        } else if (before == 0) {
+            lecture_after(s, p->stmt[i]);
         }
         if (s->fe && s->fe->statement_done)
             s->fe->statement_done(s->fe->ud);
@@ -232,6 +238,7 @@ typedef struct {
     size_t len, cap;
     int first_line;     /* the file's line number of text[0] */
     int next_line;      /* the file's line number of the next line read */
+    size_t line_len;    /* length of the line read last */
     int depth;          /* brackets open at the end of text (a guess, see brackets) */
     size_t tried;       /* length of text when the parser last found it open */
 } reader;
@@ -312,6 +319,7 @@ static int reader_line(reader *r)
     if (n < 0)
         return 0;
     r->next_line++;
+    r->line_len = (size_t)n;
     r->depth = brackets(r->line, (size_t)n, r->depth);
     return reader_append(r, r->line, (size_t)n) == 0 ? 1 : -1;
 }
@@ -321,6 +329,9 @@ static run_status reader_run(cuk_session *s, reader *r)
 {
     int got;
     while ((got = reader_line(r)) > 0) {
+        int said = r->len == r->line_len ? lecture_line(s, r->text, r->len) : 0;
+        if (said != 0)
+            return said < 0 ? RUN_ERROR : RUN_QUIT;
         if (!reader_ready(r))
             continue;
         run_status st = run_source(s, r->text, r->len, r->name, r->first_line, 0);
@@ -400,14 +411,32 @@ run_status run_file(cuk_session *s, const char *path)
  * (session_path): in a script, beside the script. */
 int cmd_run(cuk_session *s, const stmt *st)
 {
+    const char *how = st->narg > 1 ? st->arg[1]->text : NULL;
     if (s->run_depth >= 16)
         return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
+    if (how && strcmp(how, "step") && strcmp(how, "rehearse"))
+        return cuk_err_at(st->arg[1]->pos, "run: expected step or rehearse after the file name, got '%s'", how);
+    if (how && !strcmp(how, "step") && lecture_step_begin() != 0) {
+        cuk_err_locate(st->arg[1]->pos);
+        return -1;
+    }
+    int step = s->step, rehearse = s->rehearse; /* as they were before this run */
+    const cuk_backend *skipping = s->skipping;
+    s->step |= how && !strcmp(how, "step");
+    s->rehearse |= how && !strcmp(how, "rehearse");
     s->run_depth++;
     s->run_pos = st->start;
     char *path = session_path(s, st->arg[0]->text);
     run_status r = path ? run_file(s, path) : RUN_ERROR;
     free(path);
     s->run_depth--;
+    if (how) {
+        s->step = step;
+        s->rehearse = rehearse;
+        s->skipping = skipping;
+        if (!s->step)
+            lecture_step_end(s); /* q ended the stepped run, not the session */
+    }
     if (r == RUN_ERROR || r == RUN_FATAL) {
         cuk_err_locate(st->arg[0]->pos);
         return -1;

@@ -64,6 +64,13 @@ typedef struct cuk_session {
     size_t run_pos;        /* where the `run` command being executed stands */
     const char *dir;       /* folder of the script file being run ("": the current
                             * one); NULL at the prompt, in -e and on stdin */
+    /* Scripts run for a lecture (run.h): */
+    int step;              /* echo each statement, wait for Enter, then run it */
+    int echo;              /* echo each statement, then run it (a transcript) */
+    int rehearse;          /* a mode this machine lacks is skipped, not an error */
+    const struct cuk_backend *skipping; /* rehearsing: the mode asked for and
+                            * lacked; its statements are skipped until the next
+                            * mode that works. NULL: not skipping */
 } cuk_session;
 
 /* A new session talking to fe (NULL: a script on stdout, no panel); starts

@@ -49,10 +49,12 @@ static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
  * row i of a and column j of b; walking b down a column strides n floats,
  * which is the cache lesson that tiling answers. Ctrl-C is checked between
  * elements of c, every CHUNK multiply-adds. */
-int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+static int matmul_rows(float *c, const float *a, const float *b, int m, int n, int k)
 {
     size_t work = CHUNK; /* check before the first element */
     for (size_t i = 0; i < (size_t)m; i++) {
+        if (cuk_check_progress(i, (size_t)m)) /* rows done: the panel shows how far, and the time left */
+            return -1;
         for (size_t j = 0; j < (size_t)n; j++) {
             if (poll_work(&work, (size_t)k))
                 return -1;
@@ -63,6 +65,13 @@ int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
         }
     }
     return 0;
+}
+
+int cpu_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    int rc = matmul_rows(c, a, b, m, n, k);
+    cuk_progress_done(); /* however it stopped */
+    return rc;
 }
 
 /* Row by row, each row in pieces of CHUNK: a single row may be the whole

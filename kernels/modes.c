@@ -56,8 +56,7 @@ static cuk_backend table[] = {
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
      .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
      .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
-    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
-     .summary = "the system BLAS (cblas_sgemm): what a CPU user would pick", .detail = blas_describe,
+    {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
 };

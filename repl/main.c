@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/lecture.h"
 #include "engine/run.h"
 #include "engine/session.h"
 #include "repl/repl.h"
@@ -40,7 +41,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cuk [--no-panel] [--json] [FILE.cuk | -e STATEMENTS | -]\n"
+            "usage: cuk [--no-panel] [--json] [--step | --echo] [--rehearse] [FILE.cuk | -e STATEMENTS | -]\n"
             "\n"
             "  (no argument)   the interactive calculator when stdin is a terminal,\n"
             "                  else run the statements read from stdin\n"
@@ -49,6 +50,11 @@ static void usage(FILE *f)
             "  --no-panel      interactive, without the live panel\n"
             "  --json          tables (bench, ladder, timeit, time on, info, who, modes) as one\n"
             "                  JSON object per line, for scripts\n"
+            "  --step          a script for a lecture: echo each statement, run it when\n"
+            "                  Enter is pressed (q and Enter stops); `# pause` waits\n"
+            "  --rehearse      a script for a lecture, on a machine without a GPU: GPU modes\n"
+            "                  and their statements are listed as skipped, not errors\n"
+            "  --echo          echo each statement of a script before its output\n"
             "  -h, --help      this help;  -V, --version  the version\n");
 }
 
@@ -78,10 +84,29 @@ static void hold_std_fds(void)
 /* The exit status once the run is over: 1 if output was lost on the way. */
 static int finish(int rc) { return out_std_close() != 0 ? 1 : rc; }
 
+/* --step, --echo and --rehearse: for a script, not the interactive
+ * calculator; step mode needs a terminal to read Enter from. 0, or the
+ * exit status. */
+static int lecture_flags(cuk_session *s, int step, int echo, int rehearse, int interactive)
+{
+    if ((step || echo || rehearse) && interactive) {
+        fprintf(stderr, "cuk: --step, --echo and --rehearse run a script: cuk --step FILE.cuk\n");
+        return 2;
+    }
+    if (step && lecture_step_begin() != 0) {
+        fprintf(stderr, "cuk: --step: %s\n", cuk_err_get()->msg);
+        return 2;
+    }
+    s->step = step;
+    s->echo = echo;
+    s->rehearse = rehearse;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *file = NULL, *text = NULL;
-    int panel = 1, json = 0;
+    int panel = 1, json = 0, step = 0, echo = 0, rehearse = 0;
     setlocale(LC_CTYPE, ""); /* readline's multibyte editing; numbers stay in the C locale */
     hold_std_fds();
     for (int i = 1; i < argc; i++) {
@@ -96,6 +121,12 @@ int main(int argc, char **argv)
             panel = 0;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--step")) {
+            step = 1;
+        } else if (!strcmp(a, "--rehearse")) {
+            rehearse = 1;
+        } else if (!strcmp(a, "--echo")) {
+            echo = 1;
         } else if (!strcmp(a, "-e") && i + 1 < argc && !file && !text) {
             text = argv[++i];
         } else if ((a[0] != '-' || !strcmp(a, "-")) && !file && !text) {
@@ -113,7 +144,9 @@ int main(int argc, char **argv)
         return 1;
     }
     s->json = json;
-    int rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
+    int rc = lecture_flags(s, step, echo, rehearse, interactive);
+    if (rc == 0)
+        rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
     session_free(s);
     return finish(rc);
 }

@@ -134,15 +134,29 @@ static void put_row(int row, int col, const char *fmt, ...)
         mvwaddnstr(P.top, row, col, buf, (int)skip_columns(buf, strlen(buf), room));
 }
 
+/* " — 42%, about 4 s left" while long work reports its progress, else "". */
+static const char *progress_note(char *buf, size_t cap)
+{
+    double left_ms, f = cuk_progress_fraction(&left_ms);
+    buf[0] = '\0';
+    if (f >= 0 && left_ms >= 0)
+        snprintf(buf, cap, " — %.0f%%, about %.0f %s left", 100 * f, left_ms < 120e3 ? left_ms / 1e3 : left_ms / 60e3,
+                 left_ms < 120e3 ? "s" : "min");
+    else if (f >= 0)
+        snprintf(buf, cap, " — %.0f%%", 100 * f);
+    return buf;
+}
+
 static void draw_title(int w)
 {
-    char peak[48] = "", state[160];
+    char peak[48] = "", state[200], note[48];
     snap_device d;
     snap_device_get(&d);
     if (d.usable)
         snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d.f.peak_gflops / 1e3);
     if (P.started_ms > 0)
-        snprintf(state, sizeof state, "running %.1f s: %s", (timing_now_ms() - P.started_ms) / 1e3, P.running);
+        snprintf(state, sizeof state, "running %.1f s%s: %s", (timing_now_ms() - P.started_ms) / 1e3,
+                 progress_note(note, sizeof note), P.running); /* before the text, which may be cut */
     else
         snprintf(state, sizeof state, "ready");
     wattron(P.top, A_REVERSE);
@@ -342,10 +356,14 @@ static void redraw_all(void)
 
 void panel_refresh(void)
 {
-    if (!P.active)
-        return;
+    if (P.active)
+        redraw_all();
+}
+
+void panel_command_done(void)
+{
     P.started_ms = 0;
-    redraw_all();
+    panel_refresh();
 }
 
 void panel_tick(void)
@@ -484,6 +502,7 @@ int panel_key_waiting(void) { return 0; }
 void panel_resize(void) {}
 void panel_refresh(void) {}
 void panel_command_started(const char *text) {}
+void panel_command_done(void) {}
 void panel_write(out_channel ch, const char *s, size_t n) {}
 void panel_flush(void) {}
 int panel_columns(void) { return 0; }

@@ -32,10 +32,11 @@ void panel_flush(void);
 int panel_columns(void);
 /* Redraw the title (the running command's clock). */
 void panel_tick(void);
-/* Redraw everything (after a command). */
+/* Redraw everything (after each statement). */
 void panel_refresh(void);
-/* A command starts: the panel shows it running, with the time, until the
- * next panel_refresh. */
+/* A typed line starts: the panel shows it running, with the time, through
+ * all its statements, until panel_command_done. */
 void panel_command_started(const char *text);
+void panel_command_done(void);
 
 #endif

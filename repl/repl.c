@@ -153,7 +153,7 @@ static void run_line(const char *line)
     cuk_interrupted = 0;
     panel_command_started(R.pending);
     run_status st = run_source(R.s, R.pending, R.len, NULL, 1, 0);
-    panel_refresh();
+    panel_command_done(); /* not at each statement: `mode cpu; C = A @ B` runs as one line */
     cuk_interrupted = 0;
     sigint_seen = 0; /* a Ctrl-C during the command was the command's */
     out_flush();

@@ -198,7 +198,7 @@ static void oc_reductions(int rows, int cols)
         oc_expect(src[i], &want[i], 1, 1, i == 3 || i == 4 ? 0 : OC_TOL);
 }
 
-/* zeros ones fill eye: exact */
+/* zeros ones fill eye arange: exact */
 static void oc_fills(int rows, int cols)
 {
     char src[96];
@@ -220,6 +220,14 @@ static void oc_fills(int rows, int cols)
         ref[i] = (double)-2.5f;
     snprintf(src, sizeof src, "R = fill(%d, %d, -2.5);", rows, cols);
     oc_expect(src, ref, rows, cols, 0);
+    for (size_t i = 0; i < n; i++) /* arange is made on the host; the product by 2 runs in the mode */
+        ref[i] = 2.0 * (double)i;
+    snprintf(src, sizeof src, "R = 2 * arange(%zu);", n);
+    oc_expect(src, ref, 1, (int)n, 0);
+    for (size_t i = 0; i < n; i++)
+        ref[i] = (double)i;
+    snprintf(src, sizeof src, "R = arange(%zu);", n);
+    oc_expect(src, ref, 1, (int)n, 0);
     free(ref);
 }
 

@@ -92,6 +92,37 @@ static void random_numbers(void)
     mat_unref(z);
 }
 
+static void discard(void *ud, out_channel ch, const char *s, size_t n) {}
+static void no_flush(void *ud) {}
+
+/* The seed's check of its dot product: a[i] = i, b[i] = 2i give
+ * 2 * (N-1) N (2N-1) / 6, at N = 33 x 1024; and arange's edges. */
+static void arange_closed_form(void)
+{
+    static const char *modes[] = {"cpu", "blas"};
+    const double n = 33 * 1024, want = 2 * (n - 1) * n * (2 * n - 1) / 6;
+    for (int i = 0; i < 2; i++) {
+        char src[160];
+        snprintf(src, sizeof src, "mode %s; N = 33 * 1024; a = arange(N); b = 2 * a; d = dot(a, b);", modes[i]);
+        cuk_matrix *d = run_get(src, "d");
+        CHECKF(d && fabs(d->host[0] - want) / want < 1e-6, "%s: dot gave %.9g, want %.9g", modes[i],
+               d ? d->host[0] : NAN, want);
+        if (d)
+            mat_unref(d);
+    }
+    cuk_matrix *a = run_get("a = arange(1);", "a");
+    CHECK(a && a->rows == 1 && a->cols == 1 && a->host[0] == 0);
+    if (a)
+        mat_unref(a);
+    static const char *bad[] = {"arange(0)", "arange(-1)", "arange(2.5)", "arange([1 2])", "arange()",
+                                "arange(1, 2)"};
+    static const out_sink quiet = {discard, no_flush, NULL}; /* the messages are tests/bad_inputs' business */
+    out_set_sink(&quiet);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECKF(run_source(oc_s, bad[i], strlen(bad[i]), "test", 1, 1) == RUN_ERROR, "'%s' did not fail", bad[i]);
+    out_set_sink(NULL);
+}
+
 int main(void)
 {
     oc_s = session_new(NULL);
@@ -100,6 +131,7 @@ int main(void)
     host_modes();
     RUN(cpu_blas_agree);
     RUN(random_numbers);
+    RUN(arange_closed_form);
     session_free(oc_s);
     return check_exit();
 }

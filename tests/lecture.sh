@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# lecture.sh - the lecture kit: every demo script in scripts/ opens with its
+# one-sentence `#:` line and is run by lecture.cuk; `--rehearse` runs the
+# lecture without a GPU, listing what it skips, and exits 0; `#:` headings in
+# script runs; rehearsal's rules (a lacking mode, the names it made, real
+# errors); `run "f" step|rehearse`; and `--step` driven through a real
+# terminal (tmux): the echo, Enter, `# pause`, headings, q. The terminal
+# cases are skipped where tmux is not installed.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+work=$(mktemp -d)
+sock="cuk-lecture-$$"
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'command -v tmux >/dev/null 2>&1 && tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export CUK_HISTORY=/dev/null
+
+# check NAME WANT_STATUS 'PATTERN...' -- COMMAND...: every extended regex
+# PATTERN must match some line of the output (stdout and stderr); a pattern
+# starting with ! must match none.
+check() {
+    local name=$1 want=$2
+    shift 2
+    local pats=()
+    while [ "$1" != "--" ]; do pats+=("$1"); shift; done
+    shift
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL $name: exit status $rc, want $want: $(printf '%s' "$out" | tail -c 400)"
+        return
+    fi
+    for p in "${pats[@]}"; do
+        if [[ "$p" == '!'* ]]; then
+            if grep -qE -- "${p#!}" <<<"$out"; then
+                echo "FAIL $name: a line matches /${p#!}/: $(grep -E -- "${p#!}" <<<"$out" | head -3)"
+                return
+            fi
+        elif ! grep -qE -- "$p" <<<"$out"; then
+            echo "FAIL $name: no line matches /$p/ in: $(printf '%s' "$out" | head -c 400)"
+            return
+        fi
+    done
+    echo "PASS $name"
+}
+
+gpu=0
+"$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1
+
+# ---- the scripts ----
+
+# Each lesson opens with its one-sentence description (help lessons shows
+# it), and lecture.cuk runs every lesson.
+problems=""
+for f in "$here"/scripts/*.cuk; do
+    first=$(grep -v '^[[:space:]]*$' "$f" | head -n 1)
+    [[ "$first" == '#: '* ]] || problems+=" $(basename "$f") opens without a '#:' line;"
+    [ "$(basename "$f")" = lecture.cuk ] && continue
+    grep -q "^run \"$(basename "$f")\"" "$here/scripts/lecture.cuk" || problems+=" lecture.cuk does not run $(basename "$f");"
+done
+[ -z "$problems" ] && echo "PASS lecture_scripts_described_and_run" || echo "FAIL lecture_scripts_described_and_run:$problems"
+
+# The whole lecture rehearsed: on a machine without a GPU the GPU parts are
+# listed as skipped and the rest runs; status 0. With a GPU it would run
+# for minutes: bench/lecture.sh does that.
+if [ $gpu = 1 ]; then
+    echo "SKIP lecture_rehearsed: a GPU is here, so nothing would be skipped (bench/lecture.sh runs the lecture)"
+else
+    check lecture_rehearsed 0 '^#: Lesson 1, ' '^#: Lesson 8, ' '^skipped \(no GPU\): mode tiled$' \
+        '^skipped \(no GPU\): timeit C = A @ B$' '^skipped \(C was skipped\): s = sum\(C\)$' \
+        '^  cpu .*\(reference\)' '^d = 2\.572356[0-9]e\+13$' '!error: ' -- "$cuk" --rehearse "$here/scripts/lecture.cuk"
+fi
+
+# help lessons lists lecture.cuk and each lesson with its sentence, read
+# from the scripts beside the binary (the source tree's scripts/ here).
+pats=('^the demo scripts, in /' '^  lecture\.cuk$' '^      The lecture: ' '^step through it: +cuk --step /')
+for f in "$here"/scripts/[0-9]*.cuk; do
+    pats+=("^  $(basename "$f")\$" "^      $(sed -n '1s/^#: \(.\{20\}\).*/\1/p' "$f" | sed 's/[][\.*^$()+?{}|]/\\&/g')")
+done
+check help_lessons 0 "${pats[@]}" -- "$cuk" -e 'help lessons'
+check help_scripts 0 '^  #: text ' '^  # pause ' '^  cuk --step FILE\.cuk ' '^  cuk --rehearse FILE ' -- "$cuk" -e 'help scripts'
+cp "$cuk" lonely-cuk
+check help_lessons_not_found 1 'help lessons: the demo scripts are not beside cuk' -- ./lonely-cuk -e 'help lessons'
+
+# ---- headings and rehearsal's rules ----
+
+cat >h.cuk <<'EOF'
+#: What this script shows.
+x = 1
+  #: An indented heading.
+y = [1
+#: inside a statement: a comment
+2]
+z = 3 #: after a statement: a comment
+EOF
+check heading_plain_run 0 '^#: What this script shows\.$' '^#: An indented heading\.$' '!inside a statement' \
+    '!after a statement' '^z = 3$' -- "$cuk" h.cuk
+check heading_not_in_e 0 '^x = 1$' '!^#:' -- "$cuk" -e '#: not a script file
+x = 1'
+
+cat >r.cuk <<'EOF'
+mode cpu
+A = rand(3);
+mode tiled
+C = A @ A;
+set tile 32
+seed 4
+bench A @ A
+mode cpu
+s = sum(C)
+B = C + 1;
+t = sum(B)
+set
+u = sum(A)
+C = ones(2)
+v = sum(C)
+EOF
+if [ $gpu = 0 ]; then
+    check rehearse_skips_gpu 0 '^skipped \(no GPU\): mode tiled$' '^skipped \(no GPU\): C = A @ A$' \
+        '^skipped \(no GPU\): bench A @ A$' '^  tile +32 ' '^skipped \(C was skipped\): s = sum\(C\)$' \
+        '^skipped \(C was skipped\): B = C \+ 1$' '^skipped \(B was skipped\): t = sum\(B\)$' '^u = ' \
+        '^v = 4$' -- "$cuk" --rehearse r.cuk
+    check plain_run_stops_at_gpu 1 'r.cuk:3:6: error: mode tiled is unavailable' '!^u = ' -- "$cuk" r.cuk
+    check rehearse_e 0 '^skipped \(no GPU\): mode naive$' '^skipped \(no GPU\): x = 1$' '^y = 2$' -- \
+        "$cuk" --rehearse -e 'mode naive; x = 1; mode blas; y = 2'
+    check run_rehearse 0 '^skipped \(no GPU\): mode tiled$' '^v = 4$' -- "$cuk" -e 'run "r.cuk" rehearse'
+    check run_rehearse_ends 1 '^skipped \(no GPU\): mode tiled$' 'mode tiled is unavailable' -- \
+        "$cuk" -e 'run "r.cuk" rehearse; mode tiled'
+else
+    check rehearse_runs_gpu 0 '^v = 4$' '!skipped' -- "$cuk" --rehearse r.cuk
+fi
+check rehearse_unknown_mode 1 "unknown mode 'tield'" -- "$cuk" --rehearse -e 'mode tield'
+check rehearse_real_error 1 "'nothere' is not defined" '!^after' -- "$cuk" --rehearse -e 'mode cpu; x = nothere; after = 1'
+check echo_transcript 0 '^#: What this script shows\.$' '^cuk\[cpu\]> x = 1$' '^x = 1$' '^cuk\[cpu\]> y = \[1$' \
+    '^ +\.\.\. 2\]$' '^cuk\[cpu\]> z = 3 #: after a statement: a comment$' -- "$cuk" --echo h.cuk
+check run_bad_word 1 "run: expected step or rehearse after the file name, got 'fast'" -- "$cuk" -e 'run "r.cuk" fast'
+check step_without_terminal 2 'cuk: --step: step mode reads Enter from the terminal, and there is none' -- \
+    setsid -w "$cuk" --step h.cuk
+if command -v script >/dev/null 2>&1; then # a terminal on stdin: the interactive calculator, not a script
+    check step_flag_needs_script 2 'cuk: --step, --echo and --rehearse run a script' -- script -qec "'$cuk' --step" /dev/null
+else
+    echo "SKIP step_flag_needs_script: script (util-linux) not installed"
+fi
+
+# ---- step mode in a real terminal ----
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP step_terminal: tmux not installed"
+    exit 0
+fi
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+wait_for() { # REGEX SECONDS: until some line of the screen matches
+    local end=$((SECONDS + $2))
+    while [ $SECONDS -le "$end" ]; do
+        screen | grep -qE -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+result() { # NAME STATUS WHY
+    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; screen | sed '/^$/d' | tail -n 10 | sed 's/^/   | /'; fi
+}
+start() { # ARGS: cuk in a fresh terminal; its status is printed when it ends
+    tm kill-server 2>/dev/null
+    sleep 0.3
+    tm new-session -d -s t -x 100 -y 30 "cd '$work' && env TERM=xterm '$cuk' $*; echo \"[exit \$?]\"; sleep 60"
+}
+
+cat >s.cuk <<'EOF'
+#: Step by step.
+a = 40 + 2   # the answer
+b = [1 2
+3 4];
+# pause
+#: The second part.
+c = a + 1
+d = 5
+EOF
+start --step s.cuk
+wait_for '^cuk\[cpu\]> a = 40 \+ 2   # the answer$' 5 && sleep 0.5 && ! screen | grep -q '^a = 42'
+result step_echo_waits $? "the first statement was not echoed, or ran before Enter"
+screen | grep -q '^#: Step by step\.$'
+result step_heading $? "no heading before the first statement"
+tm send-keys -t t Enter
+wait_for '^a = 42$' 5 && wait_for '^cuk\[cpu\]> b = \[1 2$' 5 && wait_for '^ +\.\.\. 3 4\];$' 5
+result step_enter_runs $? "Enter did not run the statement, or the next was not echoed with its second line"
+tm send-keys -t t Enter
+sleep 0.5
+[ "$(screen | sed '/^[[:space:]]*$/d' | tail -n 1)" = 'cuk[cpu]>' ] && ! screen | grep -q '^#: The second part'
+result step_pause_waits $? "# pause did not wait at an empty prompt"
+tm send-keys -t t Enter
+wait_for '^#: The second part\.$' 5 && wait_for '^cuk\[cpu\]> c = a \+ 1$' 5
+result step_pause_goes_on $? "Enter at the pause did not go on"
+tm send-keys -t t q Enter
+wait_for '^\[exit 0\]$' 5 && ! screen | grep -qE '^(c = 43|d = 5)'
+result step_q_stops $? "q did not end the script with status 0 before running c"
+
+# At the prompt: `run "s.cuk" step`, then q: the run ends, the session goes on.
+start --no-panel
+wait_for '^cuk\[cpu\]> $' 5
+tm send-keys -t t -l 'run "s.cuk" step'
+tm send-keys -t t Enter
+wait_for '^cuk\[cpu\]> a = 40 \+ 2' 5 && tm send-keys -t t Enter && wait_for '^a = 42$' 5
+tm send-keys -t t q Enter
+sleep 0.5
+tm send-keys -t t -l 'a + 1'
+tm send-keys -t t Enter
+wait_for '^ans = 43$' 5
+result step_run_at_prompt $? "run \"s.cuk\" step at the prompt, then q, did not return to the session"
+tm send-keys -t t C-d
+
+# A long cpu product: the note before it, and under the panel the title's
+# percentage and time left; Ctrl-C stops it.
+if "$cuk" --version | grep -q 'no ncurses'; then
+    echo "SKIP progress_in_panel: cuk was built without ncurses"
+    exit 0
+fi
+start
+wait_for '\| ready' 10
+tm send-keys -t t -l 'mode cpu; C = rand(2600) @ rand(2600)'
+tm send-keys -t t Enter
+wait_for '^note: this cpu product will take about [0-9]+ s \(Ctrl-C stops it\)$' 5
+result progress_note_before $? "no note before a product estimated at 35 s"
+wait_for '\| running [0-9.]+ s .*[0-9]+%, about [0-9]+ (s|min) left: mode cpu; C = rand' 10
+result progress_in_panel $? "the panel's title shows no percentage and time left"
+tm send-keys -t t C-c
+wait_for '^interrupted$' 5 && wait_for '\| ready' 5
+result progress_ctrl_c $? "Ctrl-C did not stop the product"
+tm send-keys -t t C-d
