@@ -69,8 +69,9 @@ if [ $gpu = 1 ]; then
     echo "SKIP lecture_rehearsed: a GPU is here, so nothing would be skipped (bench/lecture.sh runs the lecture)"
 else
     check lecture_rehearsed 0 '^#: Lesson 1, ' '^#: Lesson 8, ' '^skipped \(no GPU\): mode tiled$' \
-        '^skipped \(no GPU\): timeit C = A @ B$' '^skipped \(C was skipped\): s = sum\(C\)$' \
-        '^  cpu .*\(reference\)' '^d = 2\.572356[0-9]e\+13$' '!error: ' -- "$cuk" --rehearse "$here/scripts/lecture.cuk"
+        '^skipped \(no GPU\): timeit G = D @ E$' '^skipped \(C was skipped\): s = sum\(C\)$' \
+        '^  cpu +[0-9]+ +[0-9.]+ (s|ms) ' '^  cpu .*~[0-9.]+ s\*$' '^d = 2\.572356[0-9]e\+13$' '!error: ' \
+        -- "$cuk" --rehearse "$here/scripts/lecture.cuk"
 fi
 
 # help lessons lists lecture.cuk and each lesson with its sentence, read
