@@ -5,7 +5,7 @@
 # without OpenBLAS's thread per core; without a GPU, `cuk -e 'x = 1'` stays
 # under 20 MB of resident memory (it was 220 MB with cuBLAS linked); and a BLAS that cannot
 # be loaded makes mode blas unavailable with the reason. The start-up time
-# is printed, not tested (measure/startup.sh measures it).
+# is printed, not tested (bench/startup.sh measures it).
 set -u
 cuk=$CUK
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# measure/startup.sh - what starting cuk costs: the libraries the binary
+# bench/startup.sh - what starting cuk costs: the libraries the binary
 # needs (no CUDA library, no BLAS), its peak resident memory and the median
 # wall time of `cuk -e 'x = 1'` over N runs, beside /bin/true's; then the
 # same for the first use of mode blas (the BLAS is loaded) and, if a GPU is
 # usable, of mode tiled (the driver's context) and mode cublas (cuBLAS).
 #
-#   measure/startup.sh [BINARY] [RUNS]      (default build/cuk, 50 runs)
+#   bench/startup.sh [BINARY] [RUNS]      (default build/cuk, 50 runs)
 set -u
 bin=${1:-build/cuk}
 runs=${2:-50}
