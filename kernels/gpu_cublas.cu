@@ -33,7 +33,7 @@ extern "C" int cublas_load(const char **why);
  * is cublasCreate_v2) is that symbol, in the table and in dlsym alike. */
 #define CUBLAS_FUNCTIONS(X)                                                                                     \
     X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetMathMode) X(cublasSetPointerMode)            \
-    X(cublasSgeam) X(cublasSdot_64) X(cublasGetStatusName) X(cublasGetStatusString)
+    X(cublasSgeam) X(cublasSdot_64) X(cublasGetStatusName) X(cublasGetStatusString) X(cublasGetProperty)
 #define CUBLASLT_FUNCTIONS(X)                                                                                   \
     X(cublasLtCreate) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatrixLayoutCreate)    \
     X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)         \
@@ -310,12 +310,14 @@ extern "C" int cublas_dot(float *out, const float *x, const float *y, size_t n)
     return 0;
 }
 
+/* The version of the cuBLAS loaded (loading it if need be); 0 if none. */
 extern "C" int gpu_cublas_version(void)
 {
     int major = 0, minor = 0, patch = 0;
-    if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
-        cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
-        cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS)
+    const char *why;
+    if (!cublas_load(&why) || api.cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
+        api.cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
+        api.cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS)
         return 0;
     return major * 10000 + minor * 100 + patch;
 }
