@@ -286,6 +286,7 @@ static void read_loop(void)
 {
     rl_catch_signals = 0; /* Ctrl-C and resizes are ours, see clear_input */
     rl_catch_sigwinch = 0;
+    rl_change_environment = 0; /* no LINES and COLUMNS: they would outlive a resize */
     rl_readline_name = "cuk";
     complete_install(R.s);
     history_open();
