@@ -4,7 +4,7 @@
  * the keys wgetch reads and draw its line buffer ourselves, so nothing it
  * does can scribble over the panel. Output reaches the screen only through
  * the REPL's front end, which sends it to the output window while the panel
- * is up; the window keeps the last lines, for redraws. */
+ * is up; the window keeps the last lines, for redraws and for PgUp/PgDn. */
 #define _XOPEN_SOURCE 700
 
 #include "repl/panel.h"
@@ -31,7 +31,7 @@
 
 #define MIN_LINES 14
 #define MIN_COLS 60
-#define KEEP_LINES 500  /* output lines kept to redraw after a resize */
+#define KEEP_LINES 500  /* output lines kept for redraws and PgUp */
 
 typedef struct {
     char *text;
@@ -51,6 +51,7 @@ static struct {
     char running[80];
     kept_line lines[KEEP_LINES];
     int nlines, first;
+    int scroll;              /* kept lines below the view (PgUp); 0: at the bottom */
     char partial[1024];      /* the output line not yet ended */
     size_t npartial;
     int partial_error;
@@ -108,13 +109,26 @@ static int fill_from(int end, int rows, int w)
     return i;
 }
 
-/* The newest kept lines that fit, and the line being written, where the
- * next output continues. */
+/* How far PgUp can go: until the oldest kept line is at the top. */
+static int max_scroll(int rows, int w)
+{
+    int k = 0;
+    while (k < P.nlines && (rows -= rows_of(kept(k)->text, w)) >= 0)
+        k++;
+    return P.nlines - k;
+}
+
+/* The kept lines that end `scroll` lines above the newest, with a marker
+ * on the last row while scrolled back; at the bottom, the line being
+ * written, where the next output continues. */
 static void redraw_output(void)
 {
-    int h = getmaxy(P.out), w = getmaxx(P.out), row = 0;
+    int h = getmaxy(P.out), w = getmaxx(P.out), most = max_scroll(h - 1, w), row = 0;
+    if (P.scroll > most) /* the window grew */
+        P.scroll = most;
+    int end = P.nlines - P.scroll;
     werase(P.out);
-    for (int i = fill_from(P.nlines, h - 1, w); i < P.nlines; i++) {
+    for (int i = fill_from(end, h - 1, w); i < end; i++) {
         const kept_line *l = kept(i);
         wmove(P.out, row, 0);
         wattron(P.out, l->error ? P.look.error : A_NORMAL);
@@ -122,16 +136,46 @@ static void redraw_output(void)
         wattroff(P.out, P.look.error);
         row += rows_of(l->text, w);
     }
-    wmove(P.out, row, 0);
-    wattron(P.out, P.partial_error ? P.look.error : A_NORMAL);
-    waddnstr(P.out, P.partial, (int)P.npartial);
-    wattroff(P.out, P.look.error);
+    if (P.scroll) {
+        draw_textf(P.out, h - 1, 0, P.look.mark, "-- %d line%s below, PgDn --", P.scroll, P.scroll == 1 ? "" : "s");
+    } else {
+        wmove(P.out, row, 0);
+        wattron(P.out, P.partial_error ? P.look.error : A_NORMAL);
+        waddnstr(P.out, P.partial, (int)P.npartial);
+        wattroff(P.out, P.look.error);
+    }
     wnoutrefresh(P.out);
+}
+
+static void draw_input(void);
+
+/* PgUp (dir 1) or PgDn (-1): a page less one line, so that one line of the
+ * page left stays in view. */
+static void scroll_page(int dir)
+{
+    int h = getmaxy(P.out), w = getmaxx(P.out), page = h > 3 ? h - 2 : 1;
+    int to = P.scroll + dir * page, most = max_scroll(h - 1, w);
+    to = to > most ? most : to < 0 ? 0 : to;
+    if (to == P.scroll)
+        return;
+    P.scroll = to;
+    redraw_output();
+    doupdate();
+    draw_input(); /* the cursor back on the input line */
+}
+
+static void scroll_to_bottom(void)
+{
+    if (P.scroll) {
+        P.scroll = 0;
+        redraw_output();
+    }
 }
 
 void panel_write(out_channel ch, const char *s, size_t n)
 {
     int error = ch == OUT_ERROR;
+    scroll_to_bottom(); /* new output is shown where it is written */
     wattron(P.out, error ? P.look.error : A_NORMAL);
     waddnstr(P.out, s, (int)n);
     wattroff(P.out, P.look.error);
@@ -502,6 +546,7 @@ int panel_start(cuk_session *s)
     draw_look_init(&P.look);
     P.s = s;
     P.active = 1;
+    P.scroll = 0;
     s->panel_on = 1;
     layout();
     rl_redisplay_function = draw_input;
@@ -534,13 +579,32 @@ void panel_stop(void)
 }
 
 /* A byte for readline; ncurses' own codes (KEY_RESIZE when it caught the
- * resize itself) are not keys. */
+ * resize itself) are not keys. Enter brings the output back to the bottom. */
 static void queue_key(int c)
 {
     if (c == KEY_RESIZE) /* ncurses has already resized its screen */
         relayout();
     else if (c >= 0 && c < 256)
         P.keys[P.nkeys++] = c;
+    if (c == '\r' || c == '\n')
+        scroll_to_bottom();
+}
+
+/* PgUp and PgDn (ESC [ 5 ~ and ESC [ 6 ~) scroll the output; readline
+ * never sees them. */
+static void take_page_keys(void)
+{
+    int n = 0;
+    for (int i = 0; i < P.nkeys; i++) {
+        const int *k = P.keys + i;
+        if (i + 3 < P.nkeys && k[0] == 27 && k[1] == '[' && (k[2] == '5' || k[2] == '6') && k[3] == '~') {
+            scroll_page(k[2] == '5' ? 1 : -1);
+            i += 3;
+        } else {
+            P.keys[n++] = P.keys[i];
+        }
+    }
+    P.nkeys = n;
 }
 
 int panel_getch(void)
@@ -555,6 +619,7 @@ int panel_getch(void)
         queue_key(c);
     nodelay(P.in, FALSE);
     wtimeout(P.in, 150);
+    take_page_keys();
     return P.nkeys > 0 ? P.nkeys : -1;
 }
 
