@@ -28,6 +28,7 @@
 #include "engine/stats.h"
 #include "engine/timing.h"
 #include "repl/draw.h"
+#include "repl/present.h"
 
 #define MIN_LINES 14
 #define MIN_COLS 60
@@ -44,6 +45,7 @@ static struct {
     SCREEN *screen;
     WINDOW *top, *out, *in;
     int top_h;
+    int present;             /* `present on`: the top shows the last bench in large type */
     draw_look look;
     int keys[64];            /* typed, not yet given to readline */
     int nkeys, kpos;
@@ -405,7 +407,9 @@ static void draw_top(void)
     int w = getmaxx(P.top), h = P.top_h, row = 0;
     werase(P.top);
     draw_title(w);
-    {
+    if (P.present) {
+        present_draw(P.top, 1, h - 2, &P.look);
+    } else {
         int ncmd = h >= 12 ? 5 : 2, longest = 32; /* "last commands (* median of runs)" */
         for (int i = 0; i < ncmd && timing_history(i); i++) {
             const char *t = timing_history(i)->text;
@@ -469,10 +473,15 @@ static void show_matches(char **matches, int n, int longest)
 
 /* ---- screen layout ---- */
 
+/* The panel's rows: 12 on a 24-row terminal, 8 below; in present mode all
+ * but a few output lines. */
 static void layout(void)
 {
     int rows = LINES, cols = COLS;
-    P.top_h = rows >= 24 ? 12 : 8;
+    if (P.present)
+        P.top_h = rows - 1 - (rows >= 30 ? rows / 5 : 4);
+    else
+        P.top_h = rows >= 24 ? 12 : 8;
     if (P.top)
         delwin(P.top), delwin(P.out), delwin(P.in);
     P.top = newwin(P.top_h, cols, 0, 0);
@@ -523,6 +532,15 @@ static void relayout(void)
     clear();
     wnoutrefresh(stdscr);
     redraw_all();
+}
+
+void panel_present(int on)
+{
+    if (P.present == on)
+        return;
+    P.present = on;
+    if (P.active)
+        relayout();
 }
 
 int panel_start(cuk_session *s)
@@ -576,6 +594,7 @@ void panel_stop(void)
     delscreen(P.screen);
     P.screen = NULL;
     P.active = 0;
+    P.present = 0;
 }
 
 /* A byte for readline; ncurses' own codes (KEY_RESIZE when it caught the
@@ -663,5 +682,6 @@ void panel_write(out_channel ch, const char *s, size_t n) {}
 void panel_flush(void) {}
 int panel_columns(void) { return 0; }
 void panel_tick(void) {}
+void panel_present(int on) {}
 
 #endif

@@ -34,6 +34,9 @@ int panel_columns(void);
 void panel_tick(void);
 /* Redraw everything (after a command). */
 void panel_refresh(void);
+/* `present on|off`: the panel's rows show the last bench in large type
+ * (repl/present.h), for a projector; kept until `panel off`. */
+void panel_present(int on);
 /* A command starts: the panel shows it running, with the time, until the
  * next panel_refresh. */
 void panel_command_started(const char *text);
