@@ -326,6 +326,16 @@ int cmd_panel(cuk_session *s, const stmt *st)
     return s->fe->panel(s->fe->ud, on);
 }
 
+int cmd_present(cuk_session *s, const stmt *st)
+{
+    int on = 0;
+    if (on_off(st, "present", &on) != 0)
+        return -1;
+    if (!s->fe || !s->fe->present)
+        return cuk_err_at(st->cmd_pos, "present: needs the panel: an interactive terminal and a build with ncurses");
+    return s->fe->present(s->fe->ud, on);
+}
+
 int cmd_time(cuk_session *s, const stmt *st) { return on_off(st, "time", &s->time_on); }
 
 int cmd_format(cuk_session *s, const stmt *st)

@@ -761,6 +761,6 @@ int eval_stmt(cuk_session *s, const stmt *st)
     if (ws_set(&s->ws, name, m) != 0)
         return -1;
     if (s->time_on)
-        time_report(timing_history(0), s->json);
+        time_report(timing_history(0), s->json, session_columns(s));
     return 0;
 }

@@ -30,6 +30,9 @@ typedef struct cuk_frontend {
     int (*progress)(void *ud);
     /* `panel on|off`: 0, or -1 with the error set; NULL: no panel here. */
     int (*panel)(void *ud, int on);
+    /* `present on|off`: the panel shows the last bench in large type (and
+     * comes up if it was off); 0, or -1 with the error set; NULL: no panel. */
+    int (*present)(void *ud, int on);
     /* After each statement has run (the panel redraws). */
     void (*statement_done)(void *ud);
 } cuk_frontend;

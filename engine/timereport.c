@@ -2,6 +2,7 @@
 #include "engine/timereport.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "base/fmt.h"
 #include "base/out.h"
@@ -50,26 +51,67 @@ static void report_json(const timing_cmd *c)
     json_print(&j);
 }
 
-void time_report(const timing_cmd *c, int json)
+/* Display columns of a UTF-8 string ("µs" is two bytes, one column). */
+static int text_width(const char *s)
 {
-    char t[32], rate[80], in[96], out[96];
+    int n = 0;
+    for (; *s; s++)
+        n += (*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Append a clause to the line being printed, after its separator (", ",
+ * "; "); a clause that would pass width starts a new line, indented. */
+static void clause(int *col, int width, const char *sep, const char *text)
+{
+    int w = text_width(text);
+    if (*col + (int)strlen(sep) + w > width && *col > 4) {
+        out_printf("%c\n    ", sep[0]);
+        *col = 4;
+    } else {
+        out_printf("%s", sep);
+        *col += (int)strlen(sep);
+    }
+    out_printf("%s", text);
+    *col += w;
+}
+
+void time_report(const timing_cmd *c, int json, int width)
+{
+    char t[32], rate[80], line[160], in[96], out[96];
     if (json) {
         report_json(c);
         return;
     }
-    for (int i = 0; i < c->nops; i++) {
+    int sw = 5; /* the shapes column: as wide as the widest */
+    for (int i = 0; i < c->nops; i++)
+        if ((int)strlen(c->ops[i].shapes) > sw)
+            sw = (int)strlen(c->ops[i].shapes);
+    for (int i = 0; i < c->nops; i++) { /* the rate below when it does not fit beside */
         const timing_op *o = &c->ops[i];
         cost_rate_text(o, rate, sizeof rate);
-        out_printf("  %-7s %-9s %-24s %10s  %s\n", o->mode->name, o->op, o->shapes, fmt_ms(t, sizeof t, o->ms), rate);
+        snprintf(line, sizeof line, "  %-7s %-9s %-*s %10s", o->mode->name, o->op, sw, o->shapes,
+                 fmt_ms(t, sizeof t, o->ms));
+        if (!rate[0] || text_width(line) + 2 + text_width(rate) <= width)
+            out_printf("%s  %s\n", line, rate);
+        else
+            out_printf("%s\n    %s\n", line, rate);
     }
-    out_printf("  %s: kernels %s", c->mode->name, fmt_ms(t, sizeof t, c->kernel_ms));
-    out_printf(", wall %s", fmt_ms(t, sizeof t, c->wall_ms));
+    int col = 0;
+    snprintf(line, sizeof line, "  %s: kernels %s", c->mode->name, fmt_ms(t, sizeof t, c->kernel_ms));
+    clause(&col, width, "", line);
+    snprintf(line, sizeof line, "wall %s", fmt_ms(t, sizeof t, c->wall_ms));
+    clause(&col, width, ", ", line);
     if (c->h2d || c->d2h) {
         copy_text(in, sizeof in, c->h2d, c->h2d_ms, "device");
         copy_text(out, sizeof out, c->d2h, c->d2h_ms, "host");
-        out_printf("; copied %s, %s", in, out);
+        snprintf(line, sizeof line, "copied %s", in);
+        clause(&col, width, "; ", line);
+        clause(&col, width, ", ", out);
     }
-    if (c->setup_ms > 0)
-        out_printf("; one-time set-up %s left out (see info)", fmt_ms(t, sizeof t, c->setup_ms));
+    if (c->setup_ms > 0) {
+        snprintf(line, sizeof line, "one-time set-up %s left out (see info)", fmt_ms(t, sizeof t, c->setup_ms));
+        clause(&col, width, "; ", line);
+    }
     out_printf("\n");
 }

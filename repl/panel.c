@@ -3,8 +3,9 @@
  * the bottom. Readline still does the editing, in callback mode: we hand it
  * the keys wgetch reads and draw its line buffer ourselves, so nothing it
  * does can scribble over the panel. Output reaches the screen only through
- * the REPL's front end, which sends it to the output window while the panel is up. */
-#define _XOPEN_SOURCE 700 /* wcwidth */
+ * the REPL's front end, which sends it to the output window while the panel
+ * is up; the window keeps the last lines, for redraws and for PgUp/PgDn. */
+#define _XOPEN_SOURCE 700
 
 #include "repl/panel.h"
 
@@ -12,13 +13,11 @@
 
 #if defined(CUK_HAVE_NCURSES) && defined(CUK_HAVE_READLINE)
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include <readline/readline.h>
 
@@ -28,10 +27,17 @@
 #include "engine/snapshot.h"
 #include "engine/stats.h"
 #include "engine/timing.h"
+#include "repl/draw.h"
+#include "repl/present.h"
 
 #define MIN_LINES 14
 #define MIN_COLS 60
-#define KEEP_LINES 500  /* output lines kept to redraw after a resize */
+#define KEEP_LINES 500  /* output lines kept for redraws and PgUp */
+
+typedef struct {
+    char *text;
+    int error;               /* written to the error channel */
+} kept_line;
 
 static struct {
     int active;
@@ -39,14 +45,18 @@ static struct {
     SCREEN *screen;
     WINDOW *top, *out, *in;
     int top_h;
+    int present;             /* `present on`: the top shows the last bench in large type */
+    draw_look look;
     int keys[64];            /* typed, not yet given to readline */
     int nkeys, kpos;
     double started_ms;       /* > 0 while a command runs */
     char running[80];
-    char *lines[KEEP_LINES]; /* the output, for redraws */
+    kept_line lines[KEEP_LINES];
     int nlines, first;
+    int scroll;              /* kept lines below the view (PgUp); 0: at the bottom */
     char partial[1024];      /* the output line not yet ended */
     size_t npartial;
+    int partial_error;
 } P;
 
 int panel_available(const char **why)
@@ -67,7 +77,9 @@ int panel_active(void) { return P.active; }
 
 /* ---- the output window and its memory ---- */
 
-static void keep_line(const char *s, size_t n)
+static const kept_line *kept(int i) { return &P.lines[(P.first + i) % KEEP_LINES]; }
+
+static void keep_line(const char *s, size_t n, int error)
 {
     char *copy = malloc(n + 1);
     if (!copy)
@@ -76,63 +88,119 @@ static void keep_line(const char *s, size_t n)
     copy[n] = '\0';
     int slot = (P.first + P.nlines) % KEEP_LINES;
     if (P.nlines == KEEP_LINES) {
-        free(P.lines[P.first]);
+        free(P.lines[P.first].text);
         P.first = (P.first + 1) % KEEP_LINES;
     } else {
         P.nlines++;
     }
-    P.lines[slot] = copy;
+    P.lines[slot].text = copy;
+    P.lines[slot].error = error;
+}
+
+/* Rows a kept line takes in a window w columns wide: one of exactly w
+ * columns takes the row below too (the cursor wraps before the newline). */
+static int rows_of(const char *s, int w) { return draw_width(s, strlen(s)) / w + 1; }
+
+/* The first of the kept lines before `end` that together fill at most
+ * `rows` rows. */
+static int fill_from(int end, int rows, int w)
+{
+    int i = end;
+    while (i > 0 && (rows -= rows_of(kept(i - 1)->text, w)) >= 0)
+        i--;
+    return i;
+}
+
+/* How far PgUp can go: until the oldest kept line is at the top. */
+static int max_scroll(int rows, int w)
+{
+    int k = 0;
+    while (k < P.nlines && (rows -= rows_of(kept(k)->text, w)) >= 0)
+        k++;
+    return P.nlines - k;
+}
+
+/* The kept lines that end `scroll` lines above the newest, with a marker
+ * on the last row while scrolled back; at the bottom, the line being
+ * written, where the next output continues. */
+static void redraw_output(void)
+{
+    int h = getmaxy(P.out), w = getmaxx(P.out), most = max_scroll(h - 1, w), row = 0;
+    if (P.scroll > most) /* the window grew */
+        P.scroll = most;
+    int end = P.nlines - P.scroll;
+    werase(P.out);
+    for (int i = fill_from(end, h - 1, w); i < end; i++) {
+        const kept_line *l = kept(i);
+        wmove(P.out, row, 0);
+        wattron(P.out, l->error ? P.look.error : A_NORMAL);
+        waddstr(P.out, l->text);
+        wattroff(P.out, P.look.error);
+        row += rows_of(l->text, w);
+    }
+    if (P.scroll) {
+        draw_textf(P.out, h - 1, 0, P.look.mark, "-- %d line%s below, PgDn --", P.scroll, P.scroll == 1 ? "" : "s");
+    } else {
+        wmove(P.out, row, 0);
+        wattron(P.out, P.partial_error ? P.look.error : A_NORMAL);
+        waddnstr(P.out, P.partial, (int)P.npartial);
+        wattroff(P.out, P.look.error);
+    }
+    wnoutrefresh(P.out);
+}
+
+static void draw_input(void);
+
+/* PgUp (dir 1) or PgDn (-1): a page less one line, so that one line of the
+ * page left stays in view. */
+static void scroll_page(int dir)
+{
+    int h = getmaxy(P.out), w = getmaxx(P.out), page = h > 3 ? h - 2 : 1;
+    int to = P.scroll + dir * page, most = max_scroll(h - 1, w);
+    to = to > most ? most : to < 0 ? 0 : to;
+    if (to == P.scroll)
+        return;
+    P.scroll = to;
+    redraw_output();
+    doupdate();
+    draw_input(); /* the cursor back on the input line */
+}
+
+static void scroll_to_bottom(void)
+{
+    if (P.scroll) {
+        P.scroll = 0;
+        redraw_output();
+    }
 }
 
 void panel_write(out_channel ch, const char *s, size_t n)
 {
-    if (ch == OUT_ERROR)
-        wattron(P.out, A_BOLD);
+    int error = ch == OUT_ERROR;
+    scroll_to_bottom(); /* new output is shown where it is written */
+    wattron(P.out, error ? P.look.error : A_NORMAL);
     waddnstr(P.out, s, (int)n);
-    wattroff(P.out, A_BOLD);
+    wattroff(P.out, P.look.error);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\n' || P.npartial == sizeof P.partial - 1) {
-            keep_line(P.partial, P.npartial);
+            keep_line(P.partial, P.npartial, P.partial_error);
             P.npartial = 0;
+            P.partial_error = 0;
         }
-        if (s[i] != '\n')
+        if (s[i] != '\n') {
             P.partial[P.npartial++] = s[i];
+            P.partial_error |= error;
+        }
     }
 }
 
 void panel_flush(void) { wrefresh(P.out); }
 
-int panel_columns(void) { return P.active ? getmaxx(P.out) : 0; }
-
-static void redraw_output(void)
-{
-    int h = getmaxy(P.out), from = P.nlines > h - 1 ? P.nlines - (h - 1) : 0;
-    werase(P.out);
-    for (int i = from; i < P.nlines; i++)
-        wprintw(P.out, "%s\n", P.lines[(P.first + i) % KEEP_LINES]);
-    waddnstr(P.out, P.partial, (int)P.npartial);
-    wnoutrefresh(P.out);
-}
+/* One less than the window: a line as wide as the window would wrap before
+ * its newline and leave a blank row under it. */
+int panel_columns(void) { return P.active ? getmaxx(P.out) - 1 : 0; }
 
 /* ---- the panel ---- */
-
-static size_t skip_columns(const char *s, size_t n, int cols);
-
-/* Print one row of the panel, cut at the window's width (never wrapping
- * into the row below). */
-static void put_row(int row, int col, const char *fmt, ...) CUK_PRINTF(3, 4);
-
-static void put_row(int row, int col, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    int room = getmaxx(P.top) - col;
-    if (room > 0)
-        mvwaddnstr(P.top, row, col, buf, (int)skip_columns(buf, strlen(buf), room));
-}
 
 /* " — 42%, about 4 s left" while long work reports its progress, else "". */
 static const char *progress_note(char *buf, size_t cap)
@@ -147,76 +215,189 @@ static const char *progress_note(char *buf, size_t cap)
     return buf;
 }
 
+/* The text of the title that must stay whole, the rest (the running
+ * command) may be cut: " cuk | mode cpu | <device> | <peak> | <state>".
+ * The device's peak goes first when it is narrow, then its name. */
 static void draw_title(int w)
 {
     char peak[48] = "", state[200], note[48];
     snap_device d;
     snap_device_get(&d);
+    const char *dev = d.usable ? d.f.name : "no GPU";
     if (d.usable)
         snprintf(peak, sizeof peak, " | FP32 peak %.1f TFLOP/s", d.f.peak_gflops / 1e3);
-    if (P.started_ms > 0)
-        snprintf(state, sizeof state, "running %.1f s%s: %s", (timing_now_ms() - P.started_ms) / 1e3,
-                 progress_note(note, sizeof note), P.running); /* before the text, which may be cut */
-    else
+    int keep = 5; /* "ready" */
+    if (P.started_ms > 0) { /* the progress before the command's text, which may be cut */
+        int n = snprintf(state, sizeof state, "running %.1f s%s: ", (timing_now_ms() - P.started_ms) / 1e3,
+                         progress_note(note, sizeof note));
+        keep = n + 12; /* and the start of the command */
+        snprintf(state + n, sizeof state - (size_t)n, "%s", P.running);
+    } else {
         snprintf(state, sizeof state, "ready");
-    wattron(P.top, A_REVERSE);
+    }
+    const char *mode = session_mode_name(P.s);
+    int fixed = (int)strlen(" cuk | mode ") + draw_width(mode, strlen(mode)) + 3 + keep;
+    if (fixed + draw_width(dev, strlen(dev)) + 3 + (int)strlen(peak) > w)
+        peak[0] = '\0';
+    int show_dev = fixed + draw_width(dev, strlen(dev)) + 3 <= w;
+    wattron(P.top, P.look.title);
     mvwhline(P.top, 0, 0, ' ', w);
-    put_row(0, 0, " cuk | mode %s | %s%s | %s", session_mode_name(P.s), d.usable ? d.f.name : "no GPU", peak, state);
-    wattroff(P.top, A_REVERSE);
+    wattroff(P.top, P.look.title);
+    int x = draw_text(P.top, 0, 0, P.look.title, " cuk | mode ");
+    x = draw_text(P.top, 0, x, P.look.title_mode, mode);
+    if (show_dev)
+        x = draw_textf(P.top, 0, x, P.look.title, " | %s%s", dev, peak);
+    draw_textf(P.top, 0, x, P.look.title, " | %s", state);
 }
 
-/* device [####====....      ] matrices, pool, free of total | host */
+/* device [####====....      ] matrices, pool, free of total | host: the
+ * bar narrows, then the words shorten, then the host goes. */
 static void draw_memory(int row, int w)
 {
-    char a[32], b[32], c[32], t[32], h[32], bar[64];
+    char a[32], b[32], c[32], t[32], h[32], bar[64], tail[3][200];
     snap_memory m;
     snap_memory_get(&m);
     fmt_bytes(h, sizeof h, (double)m.host_matrices);
     if (!m.device) {
-        put_row(row, 0, " memory: host %s held by matrices | no device (%s)", h, m.why);
+        snprintf(tail[0], sizeof tail[0], " memory: host %s held by matrices | no device (%s)", h, m.why);
+        snprintf(tail[1], sizeof tail[1], " memory: host %s held by matrices | no device", h);
+        snprintf(tail[2], sizeof tail[2], " memory: host %s held by matrices", h);
+        int k = 0;
+        while (k < 2 && draw_width(tail[k], strlen(tail[k])) > w)
+            k++;
+        draw_text(P.top, row, 0, A_NORMAL, tail[k]);
         return;
     }
-    int n = w >= 100 ? 40 : 20;
     double total = (double)m.dev_total, used = m.pool_in_use / total, held = m.pool_held / total,
            busy = 1.0 - m.dev_free / total;
+    fmt_bytes(a, sizeof a, (double)m.pool_in_use), fmt_bytes(b, sizeof b, (double)m.pool_held);
+    fmt_bytes(c, sizeof c, (double)m.dev_free), fmt_bytes(t, sizeof t, total);
+    snprintf(tail[0], sizeof tail[0], "] matrices %s, pool %s, free %s of %s | host %s", a, b, c, t, h);
+    snprintf(tail[1], sizeof tail[1], "] used %s, pool %s, free %s/%s | host %s", a, b, c, t, h);
+    snprintf(tail[2], sizeof tail[2], "] used %s, pool %s, free %s/%s", a, b, c, t);
+    int k = 0, n = 0, most = w >= 100 ? 40 : 20;
+    for (; k < 3; k++) { /* the first wording that leaves the bar 10 wide */
+        n = w - (int)strlen(" device [") - draw_width(tail[k], strlen(tail[k]));
+        if (n >= 10 || k == 2)
+            break;
+    }
+    n = n > most ? most : n < 1 ? 1 : n;
     for (int i = 0; i < n; i++) {
         double x = (i + 0.5) / n;
         bar[i] = x < used ? '#' : x < held ? '=' : x < busy ? '.' : ' ';
     }
     bar[n] = '\0';
-    put_row(row, 0, " device [%s] matrices %s, pool %s, free %s of %s | host %s", bar,
-            fmt_bytes(a, sizeof a, (double)m.pool_in_use), fmt_bytes(b, sizeof b, (double)m.pool_held),
-            fmt_bytes(c, sizeof c, (double)m.dev_free), fmt_bytes(t, sizeof t, total), h);
+    draw_textf(P.top, row, 0, A_NORMAL, " device [%s%s", bar, tail[k]);
+}
+
+/* The last commands' columns at a width. The text shrinks first, down to
+ * TEXT_MIN; then the rate loses its words ("61.1 GFLOP/s (46% of peak)"
+ * becomes "61.1 GFLOP/s 46%"); then whole columns go, least needed first
+ * (the kernel time, which the rate restates; the speedup; the mode), so
+ * that no number is ever cut. */
+#define TEXT_MIN 12
+#define RATE_FULL 30
+#define RATE_SHORT 17
+
+typedef struct {
+    int text, rate;                    /* widths */
+    int mode, kernel, speedup, copied; /* shown */
+} cmd_columns;
+
+static int cmd_fixed(const cmd_columns *c)
+{
+    return 2 + (c->mode ? 8 : 0) + (c->kernel ? 11 : 0) + 2 + c->rate + (c->speedup ? 8 : 0) + (c->copied ? 10 : 0);
+}
+
+static cmd_columns cmd_fit(int w)
+{
+    cmd_columns c = {0, RATE_FULL, 1, 1, 1, 1};
+    int *drop[] = {&c.kernel, &c.speedup, &c.mode};
+    if (w - cmd_fixed(&c) < TEXT_MIN)
+        c.rate = RATE_SHORT;
+    for (int i = 0; i < 3 && w - cmd_fixed(&c) < TEXT_MIN; i++)
+        *drop[i] = 0;
+    c.text = w - cmd_fixed(&c);
+    if (c.text < 4)
+        c.text = 4;
+    return c;
+}
+
+/* One row of the last commands: the cells given, in the columns of c. */
+static void draw_cmd_row(int row, const cmd_columns *c, const char *text, const char *mode, const char *kernel,
+                         const char *rate, attr_t rate_a, const char *up, attr_t up_a, const char *moved, attr_t a)
+{
+    int x = draw_cell(P.top, row, 2, c->text, 0, a, text);
+    if (c->mode)
+        x = draw_cell(P.top, row, x + 1, 7, 0, a ? a : P.look.mode, mode);
+    if (c->kernel)
+        x = draw_cell(P.top, row, x + 1, 10, 1, a, kernel);
+    x = draw_cell(P.top, row, x + 2, c->rate, 0, a | rate_a, rate);
+    if (c->speedup)
+        x = draw_cell(P.top, row, x + 1, 7, 1, a | up_a, up);
+    if (c->copied)
+        draw_cell(P.top, row, x + 1, 9, 1, a, moved);
+}
+
+/* "61.1 GFLOP/s (46% of peak)" when it fits the column, else "61.1 GFLOP/s 46%". */
+static void rate_text(const timing_op *op, int width, char *buf, size_t cap)
+{
+    cost_ceilings ce;
+    char r[32];
+    double rate;
+    int compute;
+    cost_rate_text(op, buf, cap);
+    if (draw_width(buf, strlen(buf)) <= width || op->ms <= 0)
+        return;
+    cost_ceilings_get(&ce, 0);
+    double pct = cost_percent(&ce, op->mode, op->flops, op->bytes, op->ms, &rate, &compute);
+    fmt_rate(r, sizeof r, rate * 1e9, compute ? "FLOP" : "B");
+    if (pct >= 0)
+        snprintf(buf, cap, "%s %.*f%%", r, pct < 10 ? 1 : 0, pct);
+    else
+        snprintf(buf, cap, "%s", r);
 }
 
 /* One row per command: a bench or timeit files one summary per mode (its
  * median, with the speedup over cpu measured in the same bench); a command
  * that failed says "error", one cut short by Ctrl-C "stopped". */
-static void draw_command(int row, int w, const timing_cmd *c)
+static void draw_command(int row, const cmd_columns *cols, const timing_cmd *c)
 {
     char k[32], rate[80] = "", up[24] = "", moved[32], mode[16];
     const timing_op *op = c->failed ? NULL : cost_main_op(c);
     if (c->failed)
         snprintf(rate, sizeof rate, "%s", c->failed == TIMING_STOPPED ? "stopped" : "error");
     if (op)
-        cost_rate_text(op, rate, sizeof rate);
+        rate_text(op, cols->rate, rate, sizeof rate);
     if (c->speedup > 0)
         stats_fmt_ratio(up, sizeof up, c->speedup, c->speedup_noise, 0);
     if (c->speedup_noise)
         snprintf(up, sizeof up, "~1x");
     snprintf(mode, sizeof mode, "%s%s", c->mode ? c->mode->name : "", c->runs > 1 ? "*" : "");
     fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
-    int tw = w - 72 > 12 ? w - 72 : 12;
-    put_row(row, 0, "  %-*.*s %-7s %10s  %-30.30s %7s %9s", tw, tw, c->text, mode,
-            fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1), rate, up, moved);
+    fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1);
+    draw_cmd_row(row, cols, c->text, mode, k, rate, c->failed ? P.look.error : A_NORMAL, up,
+                 c->speedup > 1 && !c->speedup_noise ? P.look.good : A_NORMAL, moved, A_NORMAL);
+}
+
+/* The heading of the last commands: the longest of its wordings that fits. */
+static void draw_cmd_heading(int row, const cmd_columns *c)
+{
+    static const char *const text[] = {"last commands (* median of runs)", "last commands (* median)", "last commands",
+                                       "command"};
+    int k = 0;
+    while (k < 3 && (int)strlen(text[k]) > c->text)
+        k++;
+    draw_cmd_row(row, c, text[k], "mode", "kernel", c->rate == RATE_FULL ? "rate" : "rate, % peak/bw", A_NORMAL,
+                 "vs cpu", A_NORMAL, "copied", P.look.head);
 }
 
 /* name shape size where, as many as fit in `rows` rows */
 static void draw_workspace(int row, int rows, int w)
 {
-    int x = 1, r = 0;
+    int x, r = 0;
     char item[96], sz[32];
-    put_row(row, 0, " workspace:");
+    draw_text(P.top, row, 0, A_NORMAL, " workspace:");
     x = 12;
     for (int i = 0; i < P.s->ws.n && r < rows; i++) {
         const cuk_matrix *m = P.s->ws.e[i].m;
@@ -228,72 +409,46 @@ static void draw_workspace(int row, int rows, int w)
                 break;
             x = 12;
         }
-        put_row(row + r, x, "%s", item);
+        draw_text(P.top, row + r, x, A_NORMAL, item);
         x += len + 1;
     }
     if (P.s->ws.n == 0)
-        put_row(row, 12, " (empty)");
+        draw_text(P.top, row, 12, A_NORMAL, " (empty)");
 }
 
 static void draw_top(void)
 {
-    int w = getmaxx(P.top), h = P.top_h, ncmd = h >= 12 ? 5 : 2, row = 0;
+    int w = getmaxx(P.top), h = P.top_h, row = 0;
     werase(P.top);
     draw_title(w);
-    draw_memory(++row, w);
-    int tw = w - 72 > 12 ? w - 72 : 12;
-    wattron(P.top, A_BOLD);
-    put_row(++row, 0, "  %-*.*s %-7s %10s  %-30s %7s %9s", tw, tw, "last commands (* median of runs)", "mode", "kernel",
-            "rate", "vs cpu", "copied");
-    wattroff(P.top, A_BOLD);
-    for (int i = 0; i < ncmd; i++) {
-        const timing_cmd *c = timing_history(i);
+    if (P.present) {
+        present_draw(P.top, 1, h - 2, &P.look);
+    } else {
+        int ncmd = h >= 12 ? 5 : 2, longest = 32; /* "last commands (* median of runs)" */
+        for (int i = 0; i < ncmd && timing_history(i); i++) {
+            const char *t = timing_history(i)->text;
+            if (draw_width(t, strlen(t)) > longest)
+                longest = draw_width(t, strlen(t));
+        }
+        cmd_columns cols = cmd_fit(w);
+        if (cols.text > longest) /* the numbers next to the text on a wide screen */
+            cols.text = longest;
+        draw_memory(++row, w);
+        draw_cmd_heading(++row, &cols);
+        for (int i = 0; i < ncmd; i++) {
+            const timing_cmd *c = timing_history(i);
+            row++;
+            if (c)
+                draw_command(row, &cols, c);
+        }
         row++;
-        if (c)
-            draw_command(row, w, c);
+        draw_workspace(row, h - row - 1, w);
     }
-    row++;
-    draw_workspace(row, h - row - 1, w);
     mvwhline(P.top, h - 1, 0, '-', w);
     wnoutrefresh(P.top);
 }
 
 /* ---- the input line, drawn for readline ---- */
-
-/* Byte offset in s[0..n) after `cols` display columns. */
-static size_t skip_columns(const char *s, size_t n, int cols)
-{
-    mbstate_t st;
-    size_t i = 0;
-    memset(&st, 0, sizeof st);
-    while (i < n && cols > 0) {
-        wchar_t wc;
-        size_t k = mbrtowc(&wc, s + i, n - i, &st);
-        if (k == 0 || k > n - i)
-            k = 1;
-        int cw = wcwidth(wc);
-        cols -= cw > 0 ? cw : 1;
-        i += k;
-    }
-    return i;
-}
-
-static int columns(const char *s, size_t n)
-{
-    mbstate_t st;
-    int cols = 0;
-    memset(&st, 0, sizeof st);
-    for (size_t i = 0; i < n;) {
-        wchar_t wc;
-        size_t k = mbrtowc(&wc, s + i, n - i, &st);
-        if (k == 0 || k > n - i)
-            k = 1;
-        int cw = wcwidth(wc);
-        cols += cw > 0 ? cw : 1;
-        i += k;
-    }
-    return cols;
-}
 
 /* rl_redisplay_function: the prompt and the line, scrolled sideways so the
  * cursor stays in view. */
@@ -303,13 +458,13 @@ static void draw_input(void)
     if (!rl_line_buffer) /* readline has not started yet */
         return;
     size_t len = strlen(rl_line_buffer);
-    int w = getmaxx(P.in), pw = columns(prompt, strlen(prompt));
-    int cur = columns(rl_line_buffer, (size_t)rl_point), room = w - pw - 1;
-    size_t from = cur > room ? skip_columns(rl_line_buffer, len, cur - room) : 0;
+    int w = getmaxx(P.in), pw = draw_width(prompt, strlen(prompt));
+    int cur = draw_width(rl_line_buffer, (size_t)rl_point), room = w - pw - 1;
+    size_t from = cur > room ? draw_skip(rl_line_buffer, len, cur - room) : 0;
     werase(P.in);
     mvwaddstr(P.in, 0, 0, prompt);
     waddnstr(P.in, rl_line_buffer + from, (int)(len - from));
-    wmove(P.in, 0, pw + cur - columns(rl_line_buffer, from));
+    wmove(P.in, 0, pw + cur - draw_width(rl_line_buffer, from));
     wrefresh(P.in);
 }
 
@@ -322,7 +477,7 @@ static int key_waiting(void) { return P.kpos < P.nkeys; }
 /* Tab's list of matches goes to the output window, in columns. */
 static void show_matches(char **matches, int n, int longest)
 {
-    int w = getmaxx(P.out), per = w / (longest + 2) > 0 ? w / (longest + 2) : 1;
+    int w = panel_columns(), per = w / (longest + 2) > 0 ? w / (longest + 2) : 1;
     out_printf("\n");
     for (int i = 1; i <= n; i++)
         out_printf("%-*s%s", longest + 2, matches[i], i % per == 0 || i == n ? "\n" : "");
@@ -332,10 +487,15 @@ static void show_matches(char **matches, int n, int longest)
 
 /* ---- screen layout ---- */
 
+/* The panel's rows: 12 on a 24-row terminal, 8 below; in present mode all
+ * but a few output lines. */
 static void layout(void)
 {
     int rows = LINES, cols = COLS;
-    P.top_h = rows >= 24 ? 12 : 8;
+    if (P.present)
+        P.top_h = rows - 1 - (rows >= 30 ? rows / 5 : 4);
+    else
+        P.top_h = rows >= 24 ? 12 : 8;
     if (P.top)
         delwin(P.top), delwin(P.out), delwin(P.in);
     P.top = newwin(P.top_h, cols, 0, 0);
@@ -384,6 +544,23 @@ void panel_command_started(const char *text)
     panel_tick();
 }
 
+static void relayout(void)
+{
+    layout();
+    clear();
+    wnoutrefresh(stdscr);
+    redraw_all();
+}
+
+void panel_present(int on)
+{
+    if (P.present == on)
+        return;
+    P.present = on;
+    if (P.active)
+        relayout();
+}
+
 int panel_start(cuk_session *s)
 {
     const char *why;
@@ -393,13 +570,19 @@ int panel_start(cuk_session *s)
     if (ioctl(1, TIOCGWINSZ, &ws) == 0 && (ws.ws_row < MIN_LINES || ws.ws_col < MIN_COLS))
         return cuk_err("panel: the terminal is too small (%dx%d; needs %dx%d)", ws.ws_col, ws.ws_row, MIN_COLS,
                        MIN_LINES);
+    /* The size from the terminal, never from LINES and COLUMNS: readline
+     * exports those, and they go stale when the window is resized. */
+    use_env(FALSE);
+    use_tioctl(TRUE);
     if (!(P.screen = newterm(NULL, stdout, stdin)))
         return cuk_err("panel: ncurses cannot drive this terminal (TERM=%s)", getenv("TERM"));
     set_term(P.screen);
     cbreak(); /* keys one at a time; Ctrl-C still raises SIGINT */
     noecho();
+    draw_look_init(&P.look);
     P.s = s;
     P.active = 1;
+    P.scroll = 0;
     s->panel_on = 1;
     layout();
     rl_redisplay_function = draw_input;
@@ -429,18 +612,36 @@ void panel_stop(void)
     delscreen(P.screen);
     P.screen = NULL;
     P.active = 0;
+    P.present = 0;
 }
 
 /* A byte for readline; ncurses' own codes (KEY_RESIZE when it caught the
- * resize itself) are not keys. */
-static void relayout(void);
-
+ * resize itself) are not keys. Enter brings the output back to the bottom. */
 static void queue_key(int c)
 {
     if (c == KEY_RESIZE) /* ncurses has already resized its screen */
         relayout();
     else if (c >= 0 && c < 256)
         P.keys[P.nkeys++] = c;
+    if (c == '\r' || c == '\n')
+        scroll_to_bottom();
+}
+
+/* PgUp and PgDn (ESC [ 5 ~ and ESC [ 6 ~) scroll the output; readline
+ * never sees them. */
+static void take_page_keys(void)
+{
+    int n = 0;
+    for (int i = 0; i < P.nkeys; i++) {
+        const int *k = P.keys + i;
+        if (i + 3 < P.nkeys && k[0] == 27 && k[1] == '[' && (k[2] == '5' || k[2] == '6') && k[3] == '~') {
+            scroll_page(k[2] == '5' ? 1 : -1);
+            i += 3;
+        } else {
+            P.keys[n++] = P.keys[i];
+        }
+    }
+    P.nkeys = n;
 }
 
 int panel_getch(void)
@@ -455,18 +656,11 @@ int panel_getch(void)
         queue_key(c);
     nodelay(P.in, FALSE);
     wtimeout(P.in, 150);
+    take_page_keys();
     return P.nkeys > 0 ? P.nkeys : -1;
 }
 
 int panel_key_waiting(void) { return P.active && key_waiting(); }
-
-static void relayout(void)
-{
-    layout();
-    clear();
-    wnoutrefresh(stdscr);
-    redraw_all();
-}
 
 /* Our SIGWINCH handler saw it. resizeterm only when the size really
  * changed: it queues a KEY_RESIZE each time it is called. */
@@ -507,5 +701,6 @@ void panel_write(out_channel ch, const char *s, size_t n) {}
 void panel_flush(void) {}
 int panel_columns(void) { return 0; }
 void panel_tick(void) {}
+void panel_present(int on) {}
 
 #endif

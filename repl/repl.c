@@ -94,6 +94,7 @@ static int fe_progress(void *ud)
 static void fe_statement_done(void *ud) { panel_refresh(); }
 
 static int fe_panel(void *ud, int on);
+static int fe_present(void *ud, int on);
 
 static const cuk_frontend frontend = {
     .interactive = 1,
@@ -102,6 +103,7 @@ static const cuk_frontend frontend = {
     .columns = fe_columns,
     .progress = fe_progress,
     .panel = fe_panel,
+    .present = fe_present,
     .statement_done = fe_statement_done,
 };
 
@@ -286,6 +288,7 @@ static void read_loop(void)
 {
     rl_catch_signals = 0; /* Ctrl-C and resizes are ours, see clear_input */
     rl_catch_sigwinch = 0;
+    rl_change_environment = 0; /* no LINES and COLUMNS: they would outlive a resize */
     rl_readline_name = "cuk";
     complete_install(R.s);
     history_open();
@@ -345,6 +348,18 @@ static int fe_panel(void *ud, int on)
     if (on && !panel_available(&why))
         return cuk_err("panel: %s", why);
     R.want_panel = on;
+    return 0;
+}
+
+/* `present on|off`: the large view, in the panel (brought up if it was off). */
+static int fe_present(void *ud, int on)
+{
+    const char *why;
+    if (on && !panel_available(&why))
+        return cuk_err("present: no panel here: %s", why);
+    if (on)
+        R.want_panel = 1;
+    panel_present(on);
     return 0;
 }
 
