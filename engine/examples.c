@@ -56,6 +56,8 @@ static const struct {
              "mode tiled                      # shared-memory tiles on the GPU"},
     {"modes", "modes                           # * marks the current one"},
     {"panel", "panel off                       # a plain prompt; panel on brings it back"},
+    {"present", "bench cpu tiled cublas: A @ B\n"
+                "present on                      # the comparison in large type; panel off ends it"},
     {"quit", "quit"},
     {"record", "record \"lecture.log\"            # from here on, what is typed and shown\n"
                "record off"},

@@ -1,7 +1,7 @@
 /* test_help.c - `help NAME` for every function and every command shows its
  * usage and an example; every example parses, and runs as it stands (in a
  * scratch folder, output discarded) unless it cannot run in a test: `run`
- * of a lecture script, `quit`, `panel`, `ladder` (seconds of work), and GPU
+ * of a lecture script, `quit`, `panel`, `present`, `ladder` (seconds of work), and GPU
  * modes on a machine without a GPU. */
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +73,7 @@ static void example_parses(const char *name)
  * a mode this machine lacks is the one failure allowed. */
 static void example_runs(const char *name)
 {
-    static const char *const not_here[] = {"run", "quit", "panel", "ladder"}; /* ladder: seconds */
+    static const char *const not_here[] = {"run", "quit", "panel", "present", "ladder"}; /* ladder: seconds */
     const char *ex = example_of(name);
     for (size_t i = 0; i < sizeof not_here / sizeof not_here[0]; i++)
         if (!strcmp(name, not_here[i]))
