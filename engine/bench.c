@@ -309,11 +309,14 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
     }
     tab_col cols[BENCH_COLS];
     memcpy(cols, bench_cols, sizeof cols);
-    for (int i = 0; i < t->nrows; i++) { /* the first column as wide as its widest name ("atile=transposed") */
+    for (int i = 0; i < t->nrows; i++) /* each column as wide as its widest cell ("atile=transposed", "17269/5897") */
         bench_cells(t, i, ce, cells + (size_t)i * BENCH_COLS);
-        int w = tab_width(cells[(size_t)i * BENCH_COLS]);
-        cols[0].width = w > cols[0].width ? w : cols[0].width;
-    }
+    for (int c = 0; c < BENCH_COLS; c++)
+        for (int i = 0; i < t->nrows && !cols[c].bar; i++) {
+            const char *cell = cells[(size_t)i * BENCH_COLS + c];
+            int w = cell[0] == '\t' ? 0 : tab_width(cell); /* a note spans the row, it sets no width */
+            cols[c].width = w > cols[c].width ? w : cols[c].width;
+        }
     bench_heading(t, width);
     tab_print(cols, BENCH_COLS, cells, t->nrows, width, 2);
     free(cells);
