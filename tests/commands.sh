@@ -67,7 +67,7 @@ check clear_some 0 '^  b ' -- sh -c "'$cuk' -e 'A = 1; b = 2; clear A; who' | gr
 check clear_all 0 '^no variables$' -- "$cuk" -e 'A = 1; b = 2; clear; who'
 check seed 0 '^same = 0$' -- "$cuk" -e 'mode cpu; seed 5; a = rand(3); seed 5; b = rand(3); same = max(abs(a - b))'
 check bench 0 'mode +runs +kernel +± +end-to-end +± +e2e vs cpu' '^  cpu +[0-9]+ .* 1\.00x' \
-    '^  blas +[0-9]+ .*[0-9.]+x' 'mode +rate +% peak +vs cpu +vs blas +step +error' -- \
+    '^  blas +[0-9]+ .*[0-9.]+x' 'rate +% peak +vs cpu +vs blas +step' '^  mode .*error$' -- \
     "$cuk" -e 'A = rand(64, 64); B = rand(64, 64); bench A @ B'
 check timeit_n 0 '^10 runs: median .* per run, range .*–.*; kernels .* \(range .*\)' -- \
     "$cuk" -e 'mode blas; A = rand(64); timeit 10 C = A @ A'

@@ -162,8 +162,12 @@ else
     result term_ctrl_c_inside_setup 1 "could not make the 14000x14000 operands"
 fi
 tm send-keys -t t 'clear x B' Enter
+# Type on only at a bare prompt: without readline the terminal echoes what
+# is typed while a command runs, and an echoed line would match too early.
+for _ in $(seq 300); do last_line | grep -qE '^cuk\[[a-z]+\]>$' && break; sleep 0.1; done
 tm send-keys -t t 'cleared = 8' Enter
 wait_for '^cleared = 8$' 10 # a Ctrl-D typed while a command runs is lost
+for _ in $(seq 300); do last_line | grep -qE '^cuk\[[a-z]+\]>$' && break; sleep 0.1; done
 
 # The variables from before the cancels hold their values, and the
 # cancelled product defined no C: each answer one line, at the prompt.
