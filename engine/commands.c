@@ -316,24 +316,28 @@ int cmd_kernels(cuk_session *s, const stmt *st)
     return 0;
 }
 
-int cmd_panel(cuk_session *s, const stmt *st)
+/* `what on|off` through the front end's hook, if it has one. */
+static int front_end_switch(cuk_session *s, const stmt *st, const char *what, int (*hook)(void *, int),
+                            const char *needs)
 {
     int on = 0;
-    if (on_off(st, "panel", &on) != 0)
+    if (on_off(st, what, &on) != 0)
         return -1;
-    if (!s->fe || !s->fe->panel)
-        return cuk_err_at(st->cmd_pos, "panel: needs an interactive terminal and a build with ncurses");
-    return s->fe->panel(s->fe->ud, on);
+    if (!hook)
+        return cuk_err_at(st->cmd_pos, "%s: needs %s", what, needs);
+    return hook(s->fe->ud, on);
+}
+
+int cmd_panel(cuk_session *s, const stmt *st)
+{
+    return front_end_switch(s, st, "panel", s->fe ? s->fe->panel : NULL,
+                            "an interactive terminal and a build with ncurses");
 }
 
 int cmd_present(cuk_session *s, const stmt *st)
 {
-    int on = 0;
-    if (on_off(st, "present", &on) != 0)
-        return -1;
-    if (!s->fe || !s->fe->present)
-        return cuk_err_at(st->cmd_pos, "present: needs the panel: an interactive terminal and a build with ncurses");
-    return s->fe->present(s->fe->ud, on);
+    return front_end_switch(s, st, "present", s->fe ? s->fe->present : NULL,
+                            "the panel: an interactive terminal and a build with ncurses");
 }
 
 int cmd_time(cuk_session *s, const stmt *st) { return on_off(st, "time", &s->time_on); }

@@ -209,11 +209,10 @@ static int dsdot_long(const float *x, const float *y, size_t n, double *out)
 
 int blas_dot(float *out, const float *x, const float *y, size_t n)
 {
-    double acc;
-    if (dsdot_long(x, y, n, &acc) != 0)
-        return -1;
+    double acc = 0;
+    int rc = dsdot_long(x, y, n, &acc);
     *out = (float)acc;
-    return 0;
+    return rc;
 }
 
 int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
