@@ -11,23 +11,9 @@
 #include "base/out.h"
 #include "engine/run.h"
 #include "engine/session.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
-static char captured[1 << 16];
-static size_t ncaptured;
-
-static void capture(void *ud, out_channel ch, const char *s, size_t n)
-{
-    if (ncaptured + n >= sizeof captured)
-        n = sizeof captured - ncaptured - 1;
-    memcpy(captured + ncaptured, s, n);
-    ncaptured += n;
-    captured[ncaptured] = '\0';
-}
-
-static void no_flush(void *ud) {}
-
-static const out_sink sink = {capture, no_flush, NULL};
 
 /* Names, shapes and a hash of every value: what "unchanged" means. */
 static uint64_t snapshot(cuk_session *s)
@@ -105,8 +91,7 @@ static void one_case(cuk_session *s, long col, const char *says, const char *raw
     size_t len;
     char *input = decode(raw, &len);
     uint64_t before = snapshot(s);
-    ncaptured = 0;
-    captured[0] = '\0';
+    capture_reset();
     run_status st = run_source(s, input, len, NULL, 1, 1);
     CHECKF(st == RUN_ERROR, "'%.60s' did not fail", raw);
     CHECKF(!strncmp(captured, "error: ", 7) && strstr(captured, says), "'%.60s': got '%.300s', want '%s'", raw,

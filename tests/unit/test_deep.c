@@ -13,26 +13,12 @@
 #include "engine/parse.h"
 #include "engine/run.h"
 #include "engine/session.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
 #define LONG_CHAIN 50000
 #define FAR_OVER 50000
 
-static char captured[1 << 16];
-static size_t ncaptured;
-
-static void capture(void *ud, out_channel ch, const char *s, size_t n)
-{
-    if (ncaptured + n >= sizeof captured)
-        n = sizeof captured - ncaptured - 1;
-    memcpy(captured + ncaptured, s, n);
-    ncaptured += n;
-    captured[ncaptured] = '\0';
-}
-
-static void no_flush(void *ud) {}
-
-static const out_sink sink = {capture, no_flush, NULL};
 static cuk_session *S;
 
 /* A growing string for generated sources. */
@@ -72,8 +58,7 @@ static text nest(const char *name, const char *open, const char *middle, const c
 
 static run_status run(const char *src)
 {
-    ncaptured = 0;
-    captured[0] = '\0';
+    capture_reset();
     return run_source(S, src, strlen(src), NULL, 1, 1);
 }
 

@@ -12,31 +12,16 @@
 #include "base/out.h"
 #include "engine/run.h"
 #include "engine/session.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
 #define P24 16777216 /* 2^24 */
 
-static char captured[1 << 16];
-static size_t ncaptured;
-
-static void capture(void *ud, out_channel ch, const char *s, size_t n)
-{
-    if (ncaptured + n >= sizeof captured)
-        n = sizeof captured - ncaptured - 1;
-    memcpy(captured + ncaptured, s, n);
-    ncaptured += n;
-    captured[ncaptured] = '\0';
-}
-
-static void no_flush(void *ud) {}
-
-static const out_sink sink = {capture, no_flush, NULL};
 static cuk_session *S;
 
 static run_status run(const char *src)
 {
-    ncaptured = 0;
-    captured[0] = '\0';
+    capture_reset();
     return run_source(S, src, strlen(src), NULL, 1, 1);
 }
 

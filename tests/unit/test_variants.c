@@ -13,30 +13,15 @@
 #include "engine/session.h"
 #include "kernels/seed_reduce.h"
 #include "kernels/variants.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
-static char captured[1 << 14];
-static size_t ncaptured;
-
-static void capture(void *ud, out_channel ch, const char *s, size_t n)
-{
-    if (ncaptured + n >= sizeof captured)
-        n = sizeof captured - ncaptured - 1;
-    memcpy(captured + ncaptured, s, n);
-    ncaptured += n;
-    captured[ncaptured] = '\0';
-}
-
-static void no_flush(void *ud) {}
-
-static const out_sink sink = {capture, no_flush, NULL};
 static cuk_session *S;
 
 /* Run src with its output captured; its status. */
 static run_status run(const char *src)
 {
-    ncaptured = 0;
-    captured[0] = '\0';
+    capture_reset();
     out_set_sink(&sink);
     run_status st = run_source(S, src, strlen(src), NULL, 1, 1);
     out_set_sink(NULL);
