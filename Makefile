@@ -3,6 +3,7 @@
 #   make            build $(BUILD)/cuk (and ./cuk, a link to it, for BUILD=build)
 #   make run        build and start the REPL
 #   make test       build and run every test (GPU tests skip without a GPU)
+#   make bench      on a GPU machine: every ratio of kernels/PERF.md, in one run
 #   make asan       CPU-only build under AddressSanitizer/UBSan, and every test
 #   make fuzz SECONDS=60   libFuzzer over sessions and .npy/.csv loading (clang)
 #   make valgrind   memcheck over the golden scripts and the fuzz regressions
@@ -127,7 +128,7 @@ FUZZ_REPLAY    := $(patsubst %,$(BUILD)/tests/test_fuzz_replay_%,$(FUZZ_TARGETS)
 FUZZ_BIN       := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 UNIT_BIN       += $(FUZZ_REPLAY)
 
-.PHONY: all run test asan fuzz fuzz-targets valgrind install clean config
+.PHONY: all run test bench asan fuzz fuzz-targets valgrind install clean config
 all: cuk
 
 $(BIN): $(CORE_OBJ) $(REPL_OBJ)
@@ -189,6 +190,19 @@ fuzz-targets: $(FUZZ_BIN)
 $(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+# The benchmark programs (bench/perf_*.c): each measures cuk's kernels and
+# the reference they are compared with (cuBLAS, cublasSdot, the device copy,
+# NumPy's BLAS) in one process, turn about; bench/perf.sh runs them all and
+# PyTorch beside them, and ends with the table of ratios.
+PERF_SRC := $(wildcard bench/perf_*.c)
+PERF_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(PERF_SRC))
+$(BUILD)/bench/%: bench/%.c bench/perf.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
+
+bench: cuk $(PERF_BIN)
+	@CUK=$(BIN) BUILD=$(BUILD) bench/perf.sh
 
 test: cuk $(UNIT_BIN) $(GPU_TEST)
 	@CUK=$(BIN) BUILD=$(BUILD) tests/run.sh
