@@ -20,6 +20,7 @@
 #include "engine/lecture.h"
 #include "engine/parse.h"
 #include "engine/timing.h"
+#include "kernels/gpu.h"
 
 /* ---- error reports ---- */
 
@@ -135,6 +136,7 @@ static int (*const handlers[CMD_COUNT])(cuk_session *s, const stmt *st) = {CUK_C
 static int run_stmt(cuk_session *s, const stmt *st)
 {
     timing_kernel_events(s->time_on || s->panel_on || s->measuring || s->explaining);
+    timing_defer(s->queueing && !s->step); /* a stepped lecture shows each result finished */
     int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : eval_stmt(s, st);
     if (rc != 0)
         cuk_err_locate(st->start);
@@ -380,6 +382,27 @@ static char *folder_of(const char *path)
     return dir;
 }
 
+/* The end of a script: wait for the device work its statements left
+ * queued, so that a failure there is reported now, as the script's, and
+ * whoever ran it (the prompt, `run`, the process's exit status) finds the
+ * work finished. */
+static run_status settle(cuk_session *s, run_status st, const char *name)
+{
+    if (st == RUN_FATAL || gpu_sync() == 0)
+        return st;
+    const cuk_error *e = cuk_err_get();
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    if (e->kind == CUK_E_FATAL)
+        cuk_err_fatal("in work queued by %s: %s", name, msg);
+    else
+        cuk_err("in work queued by %s: %s", name, msg);
+    s->fatal |= e->kind == CUK_E_FATAL;
+    report(s);
+    cuk_err_clear();
+    return s->fatal ? RUN_FATAL : RUN_ERROR;
+}
+
 run_status run_file(cuk_session *s, const char *path)
 {
     int is_stdin = !strcmp(path, "-");
@@ -394,8 +417,11 @@ run_status run_file(cuk_session *s, const char *path)
         free(dir);
         return RUN_ERROR;
     }
+    int queueing = s->queueing;
     s->dir = dir;
-    run_status st = reader_run(s, &r);
+    s->queueing = 1;
+    run_status st = settle(s, reader_run(s, &r), r.name);
+    s->queueing = queueing;
     s->dir = outer_dir;
     if (!is_stdin)
         fclose(r.f);

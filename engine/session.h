@@ -71,6 +71,8 @@ typedef struct cuk_session {
     int step;              /* echo each statement, wait for Enter, then run it */
     int echo;              /* echo each statement, then run it (a transcript) */
     int rehearse;          /* a mode this machine lacks is skipped, not an error */
+    int queueing;          /* a script file is running: its statements may end
+                            * with their device work queued (timing_defer) */
     const struct cuk_backend *skipping; /* rehearsing: the mode asked for and
                             * lacked; its statements are skipped until the next
                             * mode that works. NULL: not skipping */

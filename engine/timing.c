@@ -14,7 +14,7 @@ static struct {
     timing_cmd cur;                       /* the statement being timed */
     timing_cmd last;                      /* the last one finished */
     int have_last;
-    int active, device_work, quiet;
+    int active, device_work, quiet, defer;
     int events_on, events_now;            /* CUDA events wanted / in use for cur */
     double cmd_t0, op_t0, setup_t0;
     gpu_mark *marks[2 * TIMING_MAX_OPS];  /* start and end of each op of cur */
@@ -34,6 +34,8 @@ double timing_now_ms(void)
 void timing_kernel_events(int on) { T.events_on = on; }
 
 void timing_quiet(int on) { T.quiet = on; }
+
+void timing_defer(int on) { T.defer = on; }
 
 void timing_begin(const char *text, size_t len, const cuk_backend *mode)
 {
@@ -168,9 +170,13 @@ int timing_end(int failed)
     if (!T.active)
         return 0;
     T.active = 0;
-    while (T.device_work && cuk_progress() && gpu_idle() == 0) /* the panel shows the time meanwhile */
+    /* Nothing waits for a queued statement's kernels: the next host read
+     * of a result, or the end of the script, does (the device runs them in
+     * stream order meanwhile, and the launch floor is the host's alone). */
+    T.cur.queued = T.device_work && T.defer && !T.events_now && !failed;
+    while (T.device_work && !T.cur.queued && cuk_progress() && gpu_idle() == 0) /* the panel shows the time */
         ;
-    if (T.device_work)
+    if (T.device_work && !T.cur.queued)
         rc = gpu_sync();
     for (int i = 0; i < T.cur.nops; i++) {
         timing_op *o = &T.cur.ops[i];

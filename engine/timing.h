@@ -47,6 +47,9 @@ typedef struct {
     double h2d_ms, d2h_ms;/* host clock around those copies */
     double setup_ms;      /* one-time set-up met during the command (not in wall_ms) */
     int failed;           /* timing_status */
+    /* Its device work was left queued (timing_defer): wall_ms is the host's
+     * share alone and the kernel times are unknown. */
+    int queued;
     /* A summary filed by bench or timeit for many runs: kernel_ms and
      * wall_ms are medians, kernel_lo/hi the range of the kernel times;
      * speedup is over cpu measured in the same bench (< 0: unknown), and
@@ -62,10 +65,16 @@ typedef struct {
 /* Whether device kernels are timed from the next statement on. */
 void timing_kernel_events(int on);
 
+/* Whether a statement may end with its device work still queued: when on
+ * and no kernel times are wanted, timing_end files the record without
+ * waiting for the device (a script's statements; run.c waits once the
+ * script is done, and every host read of a result waits for it anyway). */
+void timing_defer(int on);
+
 /* A statement starts / ends (failed: it stopped with an error, or with
- * Ctrl-C when the pending error says so). timing_end waits for the device,
- * turns events into times and files the record; -1 if the device reported
- * an error. */
+ * Ctrl-C when the pending error says so). timing_end waits for the device
+ * (unless deferring), turns events into times and files the record; -1 if
+ * the device reported an error. */
 void timing_begin(const char *text, size_t len, const cuk_backend *mode);
 int timing_end(int failed);
 

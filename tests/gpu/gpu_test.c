@@ -14,6 +14,10 @@
  *   gpu_test --sanitizer   without the out-of-memory case, whose failing
  *                          cudaMalloc compute-sanitizer would count as an
  *                          error, and the variants without 1037x1055x1031 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "base/out.h"
 #include "engine/pool.h"
 #include "engine/results.h"
@@ -204,6 +208,42 @@ static void pool_reuse(void)
     CHECK(after.requests >= before.requests + 1000);
 }
 
+/* A script's statements leave their device work queued (the launch floor)
+ * and still compute what a statement-by-statement run computes, bit for
+ * bit; `time on` in a script waits for each statement again, and the
+ * script's end waits for everything. */
+static void script_queued(void)
+{
+    static const char head[] = "mode cublas; seed 3; A = rand(300, 257); B = rand(257, 300);\n";
+    static const char body[] = "C = A @ B; D = C * 0.5 + 1; A = D @ A / 300;\n";
+    char path[] = "/tmp/cuk-queued-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs(head, f);
+    for (int i = 0; i < 20; i++)
+        fputs(body, f);
+    fputs("time on\nE = A + 1;\n", f);
+    fclose(f);
+    CHECK(run_file(oc_s, path) == RUN_OK);
+    CHECK(timing_history(0)->queued == 0 && timing_history(0)->kernel_ms > 0); /* E, timed */
+    CHECK(timing_history(1)->queued == 1 && timing_history(1)->kernel_ms <= 0);  /* the last A, queued */
+    cuk_matrix *queued = run_get("time off; X = A;", "X");
+    run_source(oc_s, head, strlen(head), "test", 1, 1);
+    for (int i = 0; i < 20; i++)
+        run_source(oc_s, body, strlen(body), "test", 1, 1);
+    cuk_matrix *waited = run_get("X = A;", "X");
+    CHECK(timing_history(1)->queued == 0);
+    CHECKF(queued && waited && mat_host(queued) && mat_host(waited) &&
+               !memcmp(queued->host, waited->host, mat_bytes(queued)),
+           "a queued script computed another A than the same statements run one by one");
+    mat_unref(queued);
+    mat_unref(waited);
+    unlink(path);
+}
+
 /* bench variants: A @ B in tiled races every tile size and both a-tiles,
  * one row each, and leaves the switches as they were. */
 static void bench_variants(void)
@@ -380,7 +420,7 @@ int main(int argc, char **argv)
         static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_bench_variants", "gpu_ops",
                                       "gpu_variants", "gpu_classic_dot", "gpu_seed_reduction_timed",
                                       "gpu_random_bit_identical", "gpu_residency", "gpu_pool_reuse", "gpu_out_of_memory",
-                                      "gpu_first_product_warmed", "gpu_bench_end_to_end"};
+                                      "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -408,6 +448,7 @@ int main(int argc, char **argv)
     check_run("gpu_pool_reuse", pool_reuse);
     check_run("gpu_first_product_warmed", first_product_warmed);
     check_run("gpu_bench_end_to_end", bench_end_to_end);
+    check_run("gpu_script_queued", script_queued);
     if (sanitizer)
         check_skip("gpu_out_of_memory", "its cudaMalloc fails on purpose; run without --sanitizer");
     else
