@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # gpu-check.sh - everything that needs a GPU, in one go, for the lent GPU
 # machine (see README.md): build, the GPU tests, compute-sanitizer memcheck
-# and racecheck over them, and the benchmarks. Logs go to $OUT (the device
-# tool's folder) or ./gpu-check-logs.
+# and racecheck over them, the ratios of `make bench` and the benchmarks.
+# Logs go to $OUT (the device tool's folder) or ./gpu-check-logs. BUILD names
+# the build folder (default build): one built elsewhere and carried runs
+# as it is, without the build step.
 #
-#   bench/gpu-check.sh [build] [tests] [sanitize] [bench] [all]   (default: all)
+#   bench/gpu-check.sh [build] [tests] [sanitize] [perf] [bench] [all]   (default: all)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-gpu-check-logs}
+build=${BUILD:-build}
+export BUILD=$build CUK=$build/cuk
 mkdir -p "$out"
 steps=${*:-all}
 want() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
@@ -18,12 +22,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 if want build; then
     t0=$SECONDS
-    make -j"$(nproc)" cuk build/tests/gpu_test >"$out/build.log" 2>&1
-    note "build: status $? in $((SECONDS - t0)) s; $(./cuk --version)"
+    make -j"$(nproc)" BUILD="$build" cuk "$build/tests/gpu_test" >"$out/build.log" 2>&1
+    note "build: status $? in $((SECONDS - t0)) s; $("$CUK" --version)"
 fi
 
 if want tests; then
-    build/tests/gpu_test >"$out/gpu_test.log" 2>&1
+    "$build/tests/gpu_test" >"$out/gpu_test.log" 2>&1
     note "gpu_test: status $?: $(grep -c '^PASS' "$out/gpu_test.log") passed, $(grep -c '^FAIL' "$out/gpu_test.log") failed, $(grep -c '^SKIP' "$out/gpu_test.log") skipped"
     grep -E '^(FAIL|  )' "$out/gpu_test.log" | head -20
 fi
@@ -31,9 +35,15 @@ fi
 if want sanitize; then
     for tool in memcheck racecheck; do
         t0=$SECONDS
-        compute-sanitizer --tool "$tool" --print-limit 20 build/tests/gpu_test --sanitizer >"$out/$tool.log" 2>&1
+        compute-sanitizer --tool "$tool" --print-limit 20 "$build/tests/gpu_test" --sanitizer >"$out/$tool.log" 2>&1
         note "compute-sanitizer $tool: status $?, $(grep -c '^PASS' "$out/$tool.log") cases passed, $(grep -c '^FAIL' "$out/$tool.log") failed, $(grep 'ERROR SUMMARY' "$out/$tool.log" | tail -n 1) ($((SECONDS - t0)) s)"
     done
+fi
+
+if want perf; then
+    OUT=$out bench/perf.sh >"$out/perf-summary.log" 2>&1
+    note "make bench: status $?; the ratios:"
+    sed -n '/^== ratios/,$p' "$out/perf-summary.log"
 fi
 
 if want bench; then
