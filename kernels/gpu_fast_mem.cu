@@ -10,8 +10,8 @@
  * bytes gets its first elements up to there (the head) and its last 0-3
  * (the tail) one at a time and the rest as float4; operands whose starts
  * differ modulo 16 bytes take a plain float path, slower but right. The
- * engine's own buffers all start where cudaMalloc puts them (256 bytes); the rest is for
- * callers with offsets, and the tests. */
+ * engine's own buffers start where cudaMalloc puts them (on 256 bytes);
+ * the rest is for callers with offsets, and the tests. */
 #include "kernels/gpu_internal.h"
 
 #include <math.h>
@@ -53,7 +53,8 @@ static int same_phase(const void *p, const void *q)
 
 /* A buffer split for 16-byte access: head floats, then n4 float4, then the
  * tail (n - head - 4 n4 < 4). The head and the tail go one element a
- * thread (head < 32, so the first warp does it in one step). */
+ * thread (the head is under 32 floats, except on the float path, where it
+ * is all n of them). */
 typedef struct {
     size_t head, n4, tail;
 } vec_split;
