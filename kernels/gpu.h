@@ -40,6 +40,12 @@ int gpu_memset(void *p, int byte, size_t bytes);
 /* Copies on the engine's stream; d2h waits for the data. */
 int gpu_h2d(void *dst, const void *src, size_t bytes);
 int gpu_d2h(void *dst, const void *src, size_t bytes);
+/* Device to device, queued like a kernel: the copy the memory-bound
+ * kernels are measured against (bench/perf_mem.c). */
+int gpu_d2d(void *dst, const void *src, size_t bytes);
+/* Queue one empty kernel: what a launch costs with no work in it, the
+ * floor that bench/perf_mem.c holds small reductions to. */
+int gpu_launch_empty(void);
 /* Wait for all queued work; reports the first asynchronous error. */
 int gpu_sync(void);
 /* 1 if all queued work is done, 0 if some is still running; -1 on error. */

@@ -41,6 +41,8 @@ int gpu_raw_free(void *p) { return p ? no_cuda() : 0; }
 int gpu_memset(void *p, int byte, size_t bytes) { return no_cuda(); }
 int gpu_h2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_d2h(void *dst, const void *src, size_t bytes) { return no_cuda(); }
+int gpu_d2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
+int gpu_launch_empty(void) { return no_cuda(); }
 int gpu_sync(void) { return 0; }   /* nothing was queued */
 int gpu_idle(void) { return 1; }
 

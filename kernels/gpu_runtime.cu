@@ -387,6 +387,21 @@ extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
     return 0;
 }
 
+extern "C" int gpu_d2d(void *dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, gpu.stream));
+    return 0;
+}
+
+/* (GPU_LAUNCH passes at least one argument.) */
+static __global__ void empty_kernel(int unused) {}
+
+extern "C" int gpu_launch_empty(void)
+{
+    GPU_LAUNCH(empty_kernel, 1, 1, 0, 0);
+    return 0;
+}
+
 /* Without a device nothing was queued: callers that wait just in case
  * (timing set-up, copies) must not wake a missing driver. */
 extern "C" int gpu_sync(void)

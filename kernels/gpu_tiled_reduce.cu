@@ -17,6 +17,7 @@
 
 #include "base/error.h"
 #include "kernels/elementwise.h"
+#include "kernels/gpu_fold.h"
 #include "kernels/seed_reduce.h"
 #include "kernels/variants.h"
 
@@ -24,30 +25,8 @@
 extern "C" cuk_reduce_fn tiled_reduce;
 extern "C" cuk_dot_fn tiled_dot;
 
-/* What a pass of the reduction does: K_SUM adds the elements, K_SUMSQ their
- * squares (for the norm), K_DOT the products x[i]*y[i], K_MIN/K_MAX keep
- * the extreme. */
-enum { K_SUM, K_SUMSQ, K_DOT, K_MIN, K_MAX };
 /* What the last thread does with the final value. */
 enum { FIN_NONE, FIN_MEAN, FIN_SQRT };
-
-#define WARP 32
-
-template <int K> static __device__ __forceinline__ float identity()
-{
-    return K == K_MIN ? INFINITY : K == K_MAX ? -INFINITY : 0.0f;
-}
-
-/* Combine two partial results. min and max let a NaN win, as NumPy does
- * (fminf/fmaxf would drop it). */
-template <int K> static __device__ __forceinline__ float combine(float x, float y)
-{
-    if (K == K_MIN)
-        return cuk_min_nan(x, y);
-    if (K == K_MAX)
-        return cuk_max_nan(x, y);
-    return x + y;
-}
 
 template <int K> static __device__ __forceinline__ float term(float x)
 {
@@ -212,34 +191,9 @@ template <int K> static __device__ float block_tree(float v)
 
 /* --- shuffle: the same grid, warps fold in registers --------------------------- */
 
-/* A warp's 32 values folded by __shfl_down_sync: each round every lane adds
- * the value of the lane `off` above it, read straight from that lane's
- * register, 16 -> 8 -> 4 -> 2 -> 1. No shared memory, no barrier: a warp
- * executes the shuffle together (all 32 lanes must take part, hence the
- * full mask; every thread of the block gets here). Lane 0 gets the result. */
-template <int K> static __device__ __forceinline__ float warp_fold(float v)
-{
-    for (int off = WARP / 2; off > 0; off /= 2)
-        v = combine<K>(v, __shfl_down_sync(0xffffffffu, v, off));
-    return v;
-}
-
-/* The block's fold: each warp folds its own values, lane 0 puts the warp's
- * result in one shared slot, one barrier, then warp 0 folds the 8 slots.
- * Against block_tree: 1 barrier instead of 9, and 16 shared-memory
- * accesses instead of over 1000. Thread 0 gets the result. */
-template <int K> static __device__ float block_shfl(float v)
-{
-    __shared__ float slot[GPU_THREADS / WARP];
-    int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    v = warp_fold<K>(v);
-    if (lane == 0)
-        slot[warp] = v;
-    __syncthreads();
-    if (warp == 0)
-        v = warp_fold<K>(lane < GPU_THREADS / WARP ? slot[lane] : identity<K>());
-    return v;
-}
+/* A warp's values folded by __shfl_down_sync (warp_fold), then the
+ * block's through one shared slot per warp (block_shfl): kernels/gpu_fold.h,
+ * which fast's reductions share. */
 
 /* --- the first-pass kernels of grid and shuffle ----------------------------- */
 

@@ -11,11 +11,11 @@
 
 /* The entry points the rows name, each defined in its mode's file. */
 cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul;
-cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, cublas_transpose;
-cuk_ewise_fn cpu_ewise, gpu_ewise;
-cuk_unary_fn cpu_unary, gpu_unary;
-cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce;
-cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, cublas_dot;
+cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
+cuk_ewise_fn cpu_ewise, gpu_ewise, fast_ewise;
+cuk_unary_fn cpu_unary, gpu_unary, fast_unary;
+cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce, fast_reduce;
+cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, fast_dot, cublas_dot;
 cuk_fill_fn cpu_fill, gpu_fill;
 cuk_eye_fn cpu_eye, gpu_eye;
 cuk_random_fn cpu_random, gpu_random;
@@ -54,8 +54,9 @@ static cuk_backend table[] = {
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
              .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
-     .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
-     .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
+     .summary = "GPU: register-blocked, vectorised FP32 SGEMM; one-pass reductions, 16-byte memory-bound kernels",
+     .ops = {.transpose = GPU_OP(fast_transpose), .ewise = GPU_OP(fast_ewise), .unary = GPU_OP(fast_unary),
+             .reduce = GPU_OP(fast_reduce), .dot = GPU_OP(fast_dot)}},
     {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
