@@ -154,18 +154,14 @@ static __device__ __forceinline__ void ms_step(const ms_stage *s, int wm, int wn
         }
 }
 
-/* big += part, and part back to 0. */
-static __device__ __forceinline__ void ms_flush(float big[2][4][4], float part[2][4][4])
+/* big += part, and part back to 0 (the 2 x 4 x 4 accumulators as 32). */
+static __device__ __forceinline__ void ms_flush(float *big, float *part)
 {
 #pragma unroll
-    for (int i = 0; i < 2; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                big[i][j][e] += part[i][j][e];
-                part[i][j][e] = 0.0f;
-            }
+    for (int q = 0; q < 32; q++) {
+        big[q] += part[q];
+        part[q] = 0.0f;
+    }
 }
 
 static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
@@ -183,7 +179,7 @@ static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
             ms_step(&s, wm, wn, kk, part, cor);
         __syncthreads();
         if (tile % MS_FLUSH == 0 || k0 + MS_BK >= p.kp)
-            ms_flush(big, part);
+            ms_flush(&big[0][0][0], &part[0][0][0]);
     }
     int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
 #pragma unroll
