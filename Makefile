@@ -32,6 +32,7 @@ BIN       := $(BUILD)/cuk
 
 # probe_c: 1 if a program including header $(1) links with flags $(2).
 H := \#
+, := ,
 probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(void){return 0;}\n' | \
             $(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo 1 || echo 0)
 
@@ -155,6 +156,14 @@ $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -I. -std=c++17 -Xcompiler -Wall \
 	    $(NVCC_EXTRA) -MMD -MP -c $< -o $@
+
+# The Hopper kernel of mode tf32x3 (wgmma) needs the
+# arch-specific sm_90a target; its sm_90 code is replaced by it (the driver
+# then loads the kernel on cc 9.0), and the other targets build its stub.
+ifneq ($(filter 90,$(CUDA_ARCH)),)
+$(BUILD)/kernels/gpu_tf32x3_sm90.o: GENCODE := $(filter-out -gencode=arch=compute_90$(,)code=sm_90,$(GENCODE)) \
+    -gencode=arch=compute_90a,code=sm_90a
+endif
 
 # No fused multiply-add in the random-number kernels: the host's and the
 # device's random numbers must be bit-identical, and the host side is built

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "base/out.h"
+#include "engine/accuracy.h"
 #include "engine/commands.h"
 #include "engine/eval.h"
 #include "engine/measure.h"
@@ -24,171 +25,6 @@
 #define BENCH_MAX_RUNS 100000
 #define TIMEIT_BUDGET_MS 1000.0
 #define TIMEIT_MAX_RUNS 100000
-#define REF_SAMPLES 4096
-
-/* ---- the float64 reference ---- */
-
-/* Where to compare and what the answer is there, in float64. */
-typedef struct {
-    size_t idx[REF_SAMPLES];
-    double val[REF_SAMPLES];
-    int n;
-} ref_values;
-
-static float *host_copy(cuk_matrix *m)
-{
-    float *h = malloc(mat_bytes(m));
-    if (!h)
-        cuk_err("out of host memory");
-    else if (mat_read(m, 0, mat_numel(m), h) != 0) {
-        free(h);
-        h = NULL;
-    }
-    return h;
-}
-
-/* Evenly spread sample positions over n elements. */
-static int sample_positions(ref_values *r, size_t n)
-{
-    r->n = n < REF_SAMPLES ? (int)n : REF_SAMPLES;
-    for (int t = 0; t < r->n; t++)
-        r->idx[t] = (size_t)((double)t * (double)n / r->n + 0.5 * (double)n / r->n) % n;
-    return 0;
-}
-
-static int ref_matmul(cuk_matrix *x, cuk_matrix *y, ref_values *r)
-{
-    float *a = host_copy(x), *b = a ? host_copy(y) : NULL;
-    size_t k = (size_t)x->cols, n = (size_t)y->cols;
-    if (!b) {
-        free(a);
-        return -1;
-    }
-    sample_positions(r, (size_t)x->rows * n);
-    for (int t = 0; t < r->n; t++) {
-        size_t i = r->idx[t] / n, j = r->idx[t] % n;
-        double acc = 0;
-        for (size_t p = 0; p < k; p++)
-            acc += (double)a[i * k + p] * (double)b[p * n + j];
-        r->val[t] = acc;
-    }
-    free(a);
-    free(b);
-    return 1;
-}
-
-/* Element i of m (1x1 operands broadcast). */
-static int element(cuk_matrix *m, size_t i, double *out)
-{
-    float v;
-    if (mat_read(m, mat_numel(m) == 1 ? 0 : i, 1, &v) != 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int ref_ewise(int op, cuk_matrix *x, cuk_matrix *y, ref_values *r)
-{
-    size_t n = mat_numel(x) > mat_numel(y) ? mat_numel(x) : mat_numel(y);
-    sample_positions(r, n);
-    for (int t = 0; t < r->n; t++) {
-        double a, b;
-        if (element(x, r->idx[t], &a) != 0 || element(y, r->idx[t], &b) != 0)
-            return -1;
-        r->val[t] = op == TK_PLUS ? a + b : op == TK_MINUS ? a - b : op == TK_STAR ? a * b : a / b;
-    }
-    return 1;
-}
-
-/* sum, mean, norm, min, max of x, or dot(x, y), in float64, a chunk at a time. */
-static int ref_reduce(const char *fn, cuk_matrix *x, cuk_matrix *y, ref_values *r)
-{
-    enum { CHUNK = 1 << 20 };
-    float *cx = malloc(CHUNK * sizeof *cx), *cy = y ? malloc(CHUNK * sizeof *cy) : NULL;
-    size_t n = mat_numel(x);
-    double acc = !strcmp(fn, "min") ? INFINITY : !strcmp(fn, "max") ? -INFINITY : 0;
-    int rc = cx && (!y || cy) ? 1 : cuk_err("out of host memory");
-    for (size_t i = 0; rc == 1 && i < n; i += CHUNK) {
-        size_t len = n - i < CHUNK ? n - i : CHUNK;
-        if (mat_read(x, i, len, cx) != 0 || (y && mat_read(y, i, len, cy) != 0))
-            rc = -1;
-        for (size_t j = 0; rc == 1 && j < len; j++) {
-            double v = cx[j];
-            if (y)
-                acc += v * cy[j];
-            else if (!strcmp(fn, "norm"))
-                acc += v * v;
-            else if (!strcmp(fn, "min"))
-                acc = v < acc ? v : acc;
-            else if (!strcmp(fn, "max"))
-                acc = v > acc ? v : acc;
-            else
-                acc += v;
-        }
-    }
-    free(cx);
-    free(cy);
-    r->n = 1;
-    r->idx[0] = 0;
-    r->val[0] = !strcmp(fn, "mean") ? acc / (double)n : !strcmp(fn, "norm") ? sqrt(acc) : acc;
-    return rc;
-}
-
-static int is_reduction(const ast *e)
-{
-    static const char *const one[] = {"sum", "mean", "norm", "min", "max"};
-    if (e->kind != AST_CALL)
-        return 0;
-    if (e->nkid == 2 && !strcmp(e->text, "dot"))
-        return 1;
-    for (size_t i = 0; e->nkid == 1 && i < sizeof one / sizeof one[0]; i++)
-        if (!strcmp(e->text, one[i]))
-            return 1;
-    return 0;
-}
-
-/* The reference for e where cuk knows how (a product, the reductions, + - *
- * /): 1; 0 where it doesn't; -1 with the error set. Operands are evaluated
- * in the user's mode, outside every record. */
-static int reference(cuk_session *s, const ast *e, ref_values *r)
-{
-    int product = e->kind == AST_BINARY && e->op == TK_AT;
-    int ewise = e->kind == AST_BINARY && !product;
-    if (!product && !ewise && !is_reduction(e))
-        return 0;
-    cuk_matrix *x = eval_expr(s, e->kid[0]), *y = x && e->nkid > 1 ? eval_expr(s, e->kid[1]) : NULL;
-    int rc = -1;
-    if (x && (y || e->nkid == 1))
-        rc = product ? ref_matmul(x, y, r) : ewise ? ref_ewise(e->op, x, y, r) : ref_reduce(e->text, x, y, r);
-    mat_unref(x);
-    mat_unref(y);
-    return rc;
-}
-
-/* The relative error of v at the reference's positions. */
-static double rel_error(cuk_matrix *v, const ref_values *r)
-{
-    double num = 0, den = 0, x;
-    for (int t = 0; t < r->n; t++) {
-        if (r->idx[t] >= mat_numel(v) || element(v, r->idx[t], &x) != 0) {
-            cuk_err_clear();
-            return NAN;
-        }
-        num += (x - r->val[t]) * (x - r->val[t]);
-        den += r->val[t] * r->val[t];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
-/* The cpu row's value as the reference, where float64 is not at hand. */
-static int reference_from(cuk_matrix *v, ref_values *r)
-{
-    sample_positions(r, mat_numel(v));
-    for (int t = 0; t < r->n; t++)
-        if (element(v, r->idx[t], &r->val[t]) != 0)
-            return -1;
-    return 1;
-}
 
 /* The row of lane i: the i-th row of an available mode. */
 static int lane_row(const result_table *t, int i)
@@ -201,12 +37,12 @@ static int lane_row(const result_table *t, int i)
 
 static void fill_errors(cuk_session *s, const ast *e, measure_lane *lanes, int n, result_table *t)
 {
-    ref_values *r = malloc(sizeof *r);
-    int have = r ? reference(s, e, r) : 0;
+    acc_ref *r = malloc(sizeof *r);
+    int have = r ? acc_reference(s, e, r) : 0;
     if (have > 0)
         snprintf(t->err_ref, sizeof t->err_ref, "float64");
     for (int i = 0; have == 0 && r && i < n; i++)
-        if (lanes[i].be->reference && lanes[i].value && reference_from(lanes[i].value, r) > 0) {
+        if (lanes[i].be->reference && lanes[i].value && acc_from(lanes[i].value, r) > 0) {
             snprintf(t->err_ref, sizeof t->err_ref, "cpu");
             have = 1;
         }
@@ -214,7 +50,7 @@ static void fill_errors(cuk_session *s, const ast *e, measure_lane *lanes, int n
         cuk_err_clear(); /* no error column is no reason to fail the bench */
     for (int i = 0; have > 0 && i < n; i++)
         if (lanes[i].value)
-            t->rows[lane_row(t, i)].rel_err = rel_error(lanes[i].value, r);
+            t->rows[lane_row(t, i)].rel_err = acc_error(lanes[i].value, r);
     free(r);
 }
 

@@ -375,6 +375,7 @@ void measure_file(const measure_lane *l, const result_row *row, double speedup, 
         c.ops[i].ms *= scale;
     c.speedup = speedup;
     c.speedup_noise = noise;
+    c.rel_err = row->rel_err;
     c.h2d = c.d2h = 0;
     c.h2d_ms = c.d2h_ms = c.setup_ms = 0;
     timing_file(&c);

@@ -1,6 +1,7 @@
 /* timing.c - per-command cost records (see timing.h). */
 #include "engine/timing.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +47,7 @@ void timing_begin(const char *text, size_t len, const cuk_backend *mode)
     T.cur.mode = mode;
     T.cur.runs = 1;
     T.cur.speedup = -1;
+    T.cur.rel_err = NAN;
     T.active = 1;
     T.device_work = 0;
     T.events_now = T.events_on;

@@ -58,6 +58,9 @@ typedef struct {
     double kernel_lo, kernel_hi;
     double speedup;
     int speedup_noise;
+    /* The relative error against float64 that bench measured for this
+     * mode's result (accuracy.h); NaN where none was measured. */
+    double rel_err;
     int nops;
     timing_op ops[TIMING_MAX_OPS];
 } timing_cmd;

@@ -189,6 +189,8 @@ static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilin
     }
     why_reached(&r, width);
     why_verdict(&r, width);
+    if (isfinite(c->rel_err))
+        line(width, "error", "%.1e relative to float64, at a sample of the result (bench measured it)", c->rel_err);
 }
 
 /* One line per mode of a bench: its rate and verdict. */
@@ -208,8 +210,11 @@ static void why_bench(int n, const cost_ceilings *ce, int width)
         char onchip[32] = "";
         if (r.frac_onchip > 0)
             snprintf(onchip, sizeof onchip, ", %.0f%% on chip", 100 * r.frac_onchip);
-        snprintf(text, sizeof text, "%s: %.0f%% of compute, %.0f%% of memory%s; bound by %s", op->op,
-                 100 * r.frac_compute, 100 * r.frac_memory, onchip, cost_bound_name(r.bound));
+        char err[48] = "";
+        if (isfinite(c->rel_err))
+            snprintf(err, sizeof err, "; error %.1e against float64", c->rel_err);
+        snprintf(text, sizeof text, "%s: %.0f%% of compute, %.0f%% of memory%s; bound by %s%s", op->op,
+                 100 * r.frac_compute, 100 * r.frac_memory, onchip, cost_bound_name(r.bound), err);
         tab_wrap(lead, text, width, 10);
     }
 }

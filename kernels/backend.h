@@ -83,6 +83,7 @@ typedef struct cuk_backend {
     const char *base;      /* the mode its empty entries come from, or NULL */
     cuk_needs needs;
     int reference;         /* the mode speedups are measured against */
+    int min_cc;            /* GPU compute capability needed, as 10*major+minor (80: TF32); 0: any */
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */
     const char *summary;   /* one line for `modes` and `help modes` */
     /* The product's access pattern, for `why` and `roofline`: how many

@@ -1,6 +1,7 @@
 /* gpu_cublas.cu - the `cublas` mode: NVIDIA's library as the reference, in
  * true FP32 (no TF32 tensor cores): the product (through cublasLt, the
- * engine under cublasSgemm), Sgeam (transpose) and Sdot.
+ * engine under cublasSgemm), Sgeam (transpose) and Sdot. Also the `tf32`
+ * mode's product: the same cublasLt call on the TF32 tensor cores.
  * cuBLAS has no plain sum, min or max (Sasum sums |x|, Isamax finds the
  * largest |x|), and Snrm2 returns inf rather than NaN for a vector holding a
  * NaN, so the reductions come from the tiled mode through the table.
@@ -22,6 +23,7 @@
 
 /* The entry points of mode cublas (modes.c), and its library loader. */
 extern "C" cuk_matmul_fn cublas_matmul;
+extern "C" cuk_matmul_fn tf32_matmul;
 extern "C" cuk_transpose_fn cublas_transpose;
 extern "C" cuk_dot_fn cublas_dot;
 extern "C" int cublas_load(const char **why);
@@ -146,9 +148,12 @@ extern "C" void gpu_cublas_status(cublasStatus_t st, const char **name, const ch
  * engine makes the plan outside every timed region: the first product of a
  * shape runs once, untimed, before the start mark is recorded (warm.h),
  * and the handles are made when the mode is first used (warm_mode). Compute
- * type 32F_PEDANTIC: FP32 arithmetic exactly, never TF32. */
+ * type 32F_PEDANTIC for cublas: FP32 arithmetic exactly, never TF32;
+ * 32F_FAST_TF32 for tf32: each operand rounded to TF32 (10-bit mantissa)
+ * on its way into the tensor cores, the sums kept in FP32. */
 typedef struct {
     int m, n, k;
+    cublasComputeType_t compute;
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulAlgo_t algo;
@@ -210,14 +215,14 @@ static void plan_release(lt_plan *p)
 
 /* Row-major c = a @ b is column-major c^T = b^T a^T: cuBLAS's A is our b
  * (n x k, leading dimension n), its B our a (k x m, leading dimension k). */
-static int plan_make(lt_plan *p, int m, int n, int k)
+static int plan_make(lt_plan *p, int m, int n, int k, cublasComputeType_t compute)
 {
     const size_t ws = LT_WORKSPACE;
     cublasLtMatmulPreference_t pref;
     cublasLtMatmulHeuristicResult_t best;
     int found = 0;
-    p->m = m, p->n = n, p->k = k;
-    CUBLAS_CHECK(api.cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F));
+    p->m = m, p->n = n, p->k = k, p->compute = compute;
+    CUBLAS_CHECK(api.cublasLtMatmulDescCreate(&p->op, compute, CUDA_R_32F));
     CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->la, CUDA_R_32F, n, k, n));
     CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_32F, k, m, k));
     CUBLAS_CHECK(api.cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_32F, n, m, n));
@@ -234,11 +239,12 @@ static int plan_make(lt_plan *p, int m, int n, int k)
     return 0;
 }
 
-/* The plan for m x k x n: cached, or made in the oldest slot. */
-static lt_plan *plan_for(int m, int n, int k)
+/* The plan for m x k x n in this compute type: cached, or made in the
+ * oldest slot. */
+static lt_plan *plan_for(int m, int n, int k, cublasComputeType_t compute)
 {
     for (int i = 0; i < lib.nplans; i++)
-        if (lib.plans[i].m == m && lib.plans[i].n == n && lib.plans[i].k == k)
+        if (lib.plans[i].m == m && lib.plans[i].n == n && lib.plans[i].k == k && lib.plans[i].compute == compute)
             return &lib.plans[i];
     if (!lib.lt) {
         if (need_library() != 0)
@@ -260,23 +266,35 @@ static lt_plan *plan_for(int m, int n, int k)
     lt_plan *p = &lib.plans[lib.nplans < LT_PLANS ? lib.nplans++ : lib.next_plan++ % LT_PLANS];
     if (p->op)
         plan_release(p);
-    if (plan_make(p, m, n, k) != 0) {
+    if (plan_make(p, m, n, k, compute) != 0) {
         plan_release(p);
         return NULL;
     }
     return p;
 }
 
-extern "C" int cublas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+/* c = a @ b through the cached plan of this shape and compute type. */
+static int lt_matmul(float *c, const float *a, const float *b, int m, int n, int k, cublasComputeType_t compute,
+                     const char *counted)
 {
     const float one = 1.0f, zero = 0.0f;
-    lt_plan *p = plan_for(m, n, k);
+    lt_plan *p = plan_for(m, n, k, compute);
     if (!p)
         return -1;
     CUBLAS_CHECK(api.cublasLtMatmul(lib.lt, p->op, &one, b, p->la, a, p->lb, &zero, c, p->lc, c, p->lc, &p->algo,
                                 lib.lt_workspace, LT_WORKSPACE, gpu_stream_handle()));
-    gpu_count_call("cublasLtMatmul (library kernels)");
+    gpu_count_call(counted);
     return 0;
+}
+
+extern "C" int cublas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    return lt_matmul(c, a, b, m, n, k, CUBLAS_COMPUTE_32F_PEDANTIC, "cublasLtMatmul (library kernels)");
+}
+
+extern "C" int tf32_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    return lt_matmul(c, a, b, m, n, k, CUBLAS_COMPUTE_32F_FAST_TF32, "cublasLtMatmul TF32 (library kernels)");
 }
 
 /* Row-major in (rows x cols) is column-major (cols x rows), leading dimension

@@ -5,12 +5,13 @@
 #include "kernels/backend.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels/gpu.h"
 
 /* The entry points the rows name, each defined in its mode's file. */
-cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul;
+cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul, tf32_matmul, tf32x3_matmul;
 cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
 cuk_ewise_fn cpu_ewise, gpu_ewise, fast_ewise;
 cuk_unary_fn cpu_unary, gpu_unary, fast_unary;
@@ -60,6 +61,13 @@ static cuk_backend table[] = {
     {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
+    /* The tensor-core rungs: TF32 needs Ampere (8.0) or later. */
+    {.name = "tf32", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
+     .summary = "GPU: cuBLAS on the TF32 tensor cores (operands rounded to 10-bit mantissas): fast, ~1e-4 error",
+     .ops = {.matmul = GPU_OP(tf32_matmul)}},
+    {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .matmul_reuse = 0,
+     .summary = "GPU: cuk's 3xTF32 tensor-core product (big+small split, corrections summed apart): FP32 accuracy",
+     .ops = {.matmul = GPU_OP(tf32x3_matmul)}},
 };
 
 #define NMODES ((int)(sizeof table / sizeof table[0]))
@@ -127,10 +135,26 @@ const cuk_backend *mode_reference(void)
     return &table[0];
 }
 
+/* 1 if the GPU's compute capability is at least the row's min_cc; else 0
+ * and *why names both. */
+static int cc_enough(const cuk_backend *m, const char **why)
+{
+    static char msg[160];
+    const gpu_info *d = m->min_cc ? gpu_device() : NULL;
+    if (!d || d->cc_major * 10 + d->cc_minor >= m->min_cc)
+        return 1;
+    snprintf(msg, sizeof msg, "mode %s needs compute capability %d.%d or later (TF32 tensor cores); this GPU is %d.%d",
+             m->name, m->min_cc / 10, m->min_cc % 10, d->cc_major, d->cc_minor);
+    *why = msg;
+    return 0;
+}
+
 int mode_available(const cuk_backend *m, const char **why)
 {
     const char *no = m->unwritten;
     if (m->needs == NEEDS_GPU && !gpu_usable(&no))
+        ;
+    else if (!cc_enough(m, &no))
         ;
     else if (m->needs == NEEDS_BLAS && !blas_linked(&no))
         ;

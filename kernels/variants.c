@@ -27,6 +27,9 @@ static const variant_switch table[VAR_COUNT] = {
                     {{"seed", "the seed's: 32 blocks of 256 threads, a shared tree, partials summed on the host"},
                      {"grid", "as many blocks as fit on the device at once, the tree, a second pass on the device"},
                      {"shuffle", "the same grid; each warp folds by __shfl_down_sync, one shared slot per warp"}}},
+    [VAR_TC] = {"tc", "tf32x3: matmul", "which tensor-core instruction the 3xTF32 product issues", 0, 2,
+                {{"wgmma", "Hopper's warpgroup MMA fed by TMA (on cc 9.0; elsewhere mma.sync)"},
+                 {"mma", "the warp-level mma.sync m16n8k8 of Ampere on, on any GPU with TF32"}}},
 };
 
 /* The current value of each switch, as an index into its values. */

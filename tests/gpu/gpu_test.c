@@ -1,5 +1,6 @@
 /* gpu_test.c - the GPU modes: every operation in naive, tiled and cublas
- * against a float64 reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
+ * (and tf32, tf32x3, with their products' own bounds) against a float64
+ * reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
  * and 2048^3; rand/randn bit-identical with the host; residency and the
  * bytes it moves; the pool reusing blocks; out of device memory as an
  * ordinary error; one-time set-up kept out of the first product's times;
@@ -29,6 +30,15 @@
 #include "tests/ops_check.h"
 
 static const char *gpu_modes[] = {"naive", "tiled", "cublas"};
+
+/* The tensor-core modes, each with its product's bound (of sum |a||b|):
+ * TF32 keeps 10 of FP32's 23 mantissa bits (unit roundoff 2^-11, 4.9e-4
+ * per operand), so tf32's products are off by ~1e-4 of the scale; tf32x3
+ * must pass the FP32 modes' bar. */
+static const struct {
+    const char *mode;
+    double tol;
+} tc_modes[] = {{"tf32", 3e-3}, {"tf32x3", OC_TOL}};
 
 static char captured[4096];
 
@@ -74,6 +84,7 @@ static const struct {
      "reduce_seed_sum reduce_seed_sumsq reduce_seed_min reduce_seed_max"},
     {"cublas", "set reduce shuffle", "reduce_shuffle", V_REDUCE,
      "reduce_shfl_sum reduce_shfl_sumsq reduce_shfl_min reduce_shfl_max"},
+    {"tf32x3", "set tc mma", "tc_mma", V_MATMUL, "tf32x3_mma"},
 };
 /* Reductions also at 257x1031: enough elements that the seed's 32 blocks
  * walk a grid-stride loop, also with --quick. */
@@ -728,6 +739,67 @@ static void available(void)
     session_free(fresh);
 }
 
+/* A tensor-core mode at every shape with its own bound, or SKIP with the
+ * reason where this GPU has no TF32; on Hopper, tf32x3's product must have
+ * been the wgmma kernel (the binary carries sm_90a code). */
+static void tc_mode_cases(size_t t, int nshapes)
+{
+    const char *why;
+    char name[96];
+    if (!mode_available(mode_find(tc_modes[t].mode), &why)) {
+        snprintf(name, sizeof name, "ops_%s", tc_modes[t].mode);
+        check_skip(name, why);
+        return;
+    }
+    oc_matmul_tol = tc_modes[t].tol;
+    for (int i = 0; i < nshapes; i++)
+        oc_all(tc_modes[t].mode, shapes[i][0], shapes[i][1], shapes[i][2]);
+    for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
+        oc_matmul_case(tc_modes[t].mode, products[i][0], products[i][1], products[i][2]);
+    oc_matmul_tol = OC_TOL;
+    const gpu_info *d = gpu_device();
+    if (!strcmp(tc_modes[t].mode, "tf32x3") && d->cc_major == 9 && d->cc_minor == 0) {
+        check_begin("gpu_tf32x3_hopper_kernel");
+        CHECKF(launches("tf32x3", "tf32x3_wgmma<1>") + launches("tf32x3", "tf32x3_wgmma<2>") > 0,
+               "on cc 9.0 tf32x3 never launched its wgmma kernel");
+        check_end();
+    }
+}
+
+/* ||R - ref|| / ||ref|| of the product named r, against float64. */
+static double product_error(const char *r, const float *a, const float *b, int m, int k, int n)
+{
+    cuk_matrix *c = ws_get(&oc_s->ws, r);
+    if (!c || !mat_host(c))
+        return INFINITY;
+    double num = 0, den = 0;
+    for (size_t i = 0; i < (size_t)m; i++)
+        for (size_t j = 0; j < (size_t)n; j++) {
+            double ref = 0;
+            for (size_t p = 0; p < (size_t)k; p++)
+                ref += (double)a[i * k + p] * b[p * n + j];
+            num += (c->host[i * n + j] - ref) * (c->host[i * n + j] - ref);
+            den += ref * ref;
+        }
+    return sqrt(num / den);
+}
+
+/* The issue's bar: tf32x3's error at most twice cuBLAS FP32's on the same
+ * inputs, here all positive (rand: [0, 1)), where any bias in the
+ * accumulation adds up over k instead of cancelling. */
+static void tf32x3_error_vs_fp32(void)
+{
+    static const char src[] = "A = rand(64, 4099); B = rand(4099, 96); mode cublas; C1 = A @ B; mode tf32x3; "
+                              "C3 = A @ B; mode tiled;";
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    cuk_matrix *a = ws_get(&oc_s->ws, "A"), *b = ws_get(&oc_s->ws, "B");
+    if (!a || !b || !mat_host(a) || !mat_host(b))
+        return;
+    double e1 = product_error("C1", a->host, b->host, 64, 4099, 96);
+    double e3 = product_error("C3", a->host, b->host, 64, 4099, 96);
+    CHECKF(e3 <= 2 * e1, "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e3, e1);
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, sanitizer = 0, fast_mem = 0;
@@ -770,6 +842,16 @@ int main(int argc, char **argv)
             oc_all(gpu_modes[m], shapes[i][0], shapes[i][1], shapes[i][2]);
         for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
             oc_matmul_case(gpu_modes[m], products[i][0], products[i][1], products[i][2]);
+    }
+    for (size_t t = 0; t < sizeof tc_modes / sizeof tc_modes[0]; t++)
+        tc_mode_cases(t, nshapes);
+    if (mode_available(mode_find("tf32x3"), &why)) {
+        check_run("gpu_tf32x3_error_vs_fp32", tf32x3_error_vs_fp32);
+        run_source(oc_s, "set tc mma;", 11, "test", 1, 1);
+        check_run("gpu_tf32x3_mma_error_vs_fp32", tf32x3_error_vs_fp32);
+        variant_reset();
+    } else {
+        check_skip("gpu_tf32x3_error_vs_fp32", why);
     }
     variant_cases(!quick && !sanitizer);
     fast_mem_cases();

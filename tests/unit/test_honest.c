@@ -385,6 +385,7 @@ static void file_record(const char *text, timing_op op)
     c.mode = op.mode;
     c.runs = 1;
     c.speedup = -1;
+    c.rel_err = NAN; /* no bench measured it */
     c.nops = 1;
     c.ops[0] = op;
     c.kernel_ms = op.ms;

@@ -1,0 +1,233 @@
+/* gpu_tf32x3.cu - the `tf32x3` mode's product: FP32 accuracy from the TF32
+ * tensor cores. Each operand is split, a = big + small, big the TF32
+ * rounding of a (10-bit mantissa) and small the TF32 rounding of what big
+ * missed; then c = big_a big_b + (big_a small_b + small_a big_b), the
+ * small_a small_b term (about 2^-22 of c) dropped. The big product and the
+ * two corrections go to separate accumulators, added only at the end: the
+ * corrections are ~2^-11 of the big terms, and rounded into the big
+ * accumulator at every step they would lose most of their bits (Ootomo and
+ * Yokota 2022). Here: the split pass, the portable mma.sync kernel
+ * (sm_80 on), and the choice between it and the Hopper wgmma kernel
+ * (gpu_tf32x3_sm90.cu). */
+#include "kernels/gpu_internal.h"
+
+#include "kernels/tf32x3.h"
+#include "kernels/variants.h"
+
+/* The entry point of mode tf32x3 (modes.c). */
+extern "C" cuk_matmul_fn tf32x3_matmul;
+
+/* --- the split pass --------------------------------------------------------- */
+
+#define SPLIT_TILE 32
+#define SPLIT_ROWS 8
+
+/* x rounded to TF32 (round to nearest, ties away: what the tensor cores
+ * expect of an operand), as a float whose low 13 mantissa bits are 0. */
+static __device__ __forceinline__ float to_tf32(float x)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    __trap(); /* no TF32 before sm_80: the row's min_cc keeps the mode off */
+    return x;
+#else
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+#endif
+}
+
+/* out_big, out_small (rows_p x cols_p) = the split of the logical
+ * rows x cols matrix whose element (r, c) is in[r * ld + c], or in[c * ld
+ * + r] when TRANS (b, written N x K); zeros past its edges. A block moves a
+ * 32 x 32 tile through shared memory, so both its reads and its writes
+ * run along rows. Rows from row0 on (gpu_for_bands). */
+template <bool TRANS>
+static __global__ void tf32x3_split(float *out_big, float *out_small, const float *in, int rows, int cols, int ld,
+                                    int cols_p, int row0)
+{
+    __shared__ float tile[SPLIT_TILE][SPLIT_TILE + 1];
+    int r0 = row0 + blockIdx.y * SPLIT_TILE, c0 = blockIdx.x * SPLIT_TILE, tx = threadIdx.x;
+    for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
+        if (TRANS) /* in is cols x rows here: tx walks its row */
+            tile[tx][i] = (c0 + i < cols && r0 + tx < rows) ? in[(size_t)(c0 + i) * ld + r0 + tx] : 0.0f;
+        else
+            tile[i][tx] = (r0 + i < rows && c0 + tx < cols) ? in[(size_t)(r0 + i) * ld + c0 + tx] : 0.0f;
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
+        float x = tile[i][tx], big = to_tf32(x);
+        size_t at = (size_t)(r0 + i) * cols_p + c0 + tx;
+        out_big[at] = big;
+        out_small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
+    }
+}
+
+/* Split the logical rows x cols operand into rows_p x cols_p parts. */
+template <bool TRANS>
+static int split(float *big, float *small, const float *in, int rows, int cols, int ld, int rows_p, int cols_p)
+{
+    return gpu_for_bands(rows_p, SPLIT_TILE, [=](int r0, int n) {
+        dim3 grid(cols_p / SPLIT_TILE, gpu_cdiv(n, SPLIT_TILE));
+        return gpu_launch(tf32x3_split<TRANS>, TRANS ? "tf32x3_split<T>" : "tf32x3_split", grid,
+                          dim3(SPLIT_TILE, SPLIT_ROWS), 0, __FILE__, __LINE__, big, small, in, rows, cols, ld,
+                          cols_p, r0);
+    });
+}
+
+/* --- the mma.sync product (sm_80 on) ---------------------------------------- */
+
+/* A block of 256 threads makes a 64 x 128 tile of c, walking k 16 at a
+ * time; its 8 warps, 2 down and 4 across, make 32 x 32 each: 2 x 4
+ * m16n8k8 tiles in three accumulators. The tensor cores' own accumulation
+ * rounds toward zero, a bias that over all of k made the error several
+ * times FP32's (gpu_tf32x3_sm90.cu): big_a big_b is summed 32 k at a time
+ * into part, which an ordinary FADD then adds to big. The corrections,
+ * 2^-11 of c, keep their accumulator for all of k. The shared rows are
+ * padded to 20 floats: a fragment's 8 rows x 4 columns then fall in 32
+ * different banks. */
+#define MS_BM 64
+#define MS_BN 128
+#define MS_BK 16
+#define MS_FLUSH 2 /* k-tiles (of 16) summed on the tensor cores before an FADD */
+#define MS_PITCH (MS_BK + 4)
+#define MS_THREADS 256
+
+struct ms_stage {
+    float ab[MS_BM][MS_PITCH], as[MS_BM][MS_PITCH], bb[MS_BN][MS_PITCH], bs[MS_BN][MS_PITCH];
+};
+
+/* d += a b for one m16n8k8 TF32 tile (PTX ISA, "mma.sync m16n8k8 .tf32"). */
+static __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], const unsigned b[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    __trap(); /* as in to_tf32 */
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+/* rows x 16 floats of two parts at row0, k0 into shared memory, a float4
+ * per thread and chunk: the parts are padded, so no bounds. */
+template <int ROWS>
+static __device__ __forceinline__ void ms_copy(float (*big)[MS_PITCH], float (*small)[MS_PITCH], const float *pb,
+                                               const float *ps, int kp, int row0, int k0)
+{
+    for (int q = threadIdx.x; q < ROWS * MS_BK / 4; q += MS_THREADS) {
+        int r = q / (MS_BK / 4), c = (q % (MS_BK / 4)) * 4;
+        size_t at = (size_t)(row0 + r) * kp + k0 + c;
+        *(float4 *)&big[r][c] = *(const float4 *)&pb[at];
+        *(float4 *)&small[r][c] = *(const float4 *)&ps[at];
+    }
+}
+
+/* The fragments of one k8 step (the m16n8k8 register layout: g = lane / 4
+ * picks the row, t = lane % 4 the column) and its 24 tensor-core ops. */
+static __device__ __forceinline__ void ms_step(const ms_stage *s, int wm, int wn, int kk, float part[2][4][4],
+                                               float cor[2][4][4])
+{
+    int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+    unsigned ab[2][4], as[2][4], bb[4][2], bs[4][2];
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        int r = wm + 16 * i + g;
+        ab[i][0] = __float_as_uint(s->ab[r][kk + t]), ab[i][1] = __float_as_uint(s->ab[r + 8][kk + t]);
+        ab[i][2] = __float_as_uint(s->ab[r][kk + t + 4]), ab[i][3] = __float_as_uint(s->ab[r + 8][kk + t + 4]);
+        as[i][0] = __float_as_uint(s->as[r][kk + t]), as[i][1] = __float_as_uint(s->as[r + 8][kk + t]);
+        as[i][2] = __float_as_uint(s->as[r][kk + t + 4]), as[i][3] = __float_as_uint(s->as[r + 8][kk + t + 4]);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        int c = wn + 8 * j + g;
+        bb[j][0] = __float_as_uint(s->bb[c][kk + t]), bb[j][1] = __float_as_uint(s->bb[c][kk + t + 4]);
+        bs[j][0] = __float_as_uint(s->bs[c][kk + t]), bs[j][1] = __float_as_uint(s->bs[c][kk + t + 4]);
+    }
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            mma_tf32(part[i][j], ab[i], bb[j]);
+            mma_tf32(cor[i][j], ab[i], bs[j]);
+            mma_tf32(cor[i][j], as[i], bb[j]);
+        }
+}
+
+/* big += part, and part back to 0 (the 2 x 4 x 4 accumulators as 32). */
+static __device__ __forceinline__ void ms_flush(float *big, float *part)
+{
+#pragma unroll
+    for (int q = 0; q < 32; q++) {
+        big[q] += part[q];
+        part[q] = 0.0f;
+    }
+}
+
+static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
+{
+    __shared__ ms_stage s;
+    float big[2][4][4] = {}, part[2][4][4] = {}, cor[2][4][4] = {};
+    int i0 = blockIdx.y * MS_BM, j0 = blockIdx.x * MS_BN, warp = threadIdx.x >> 5;
+    int wm = (warp >> 2) * 32, wn = (warp & 3) * 32;
+    for (int k0 = 0, tile = 1; k0 < p.kp; k0 += MS_BK, tile++) {
+        ms_copy<MS_BM>(s.ab, s.as, p.a_big, p.a_small, p.kp, i0, k0);
+        ms_copy<MS_BN>(s.bb, s.bs, p.b_big, p.b_small, p.kp, j0, k0);
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < MS_BK; kk += 8)
+            ms_step(&s, wm, wn, kk, part, cor);
+        __syncthreads();
+        if (tile % MS_FLUSH == 0 || k0 + MS_BK >= p.kp)
+            ms_flush(&big[0][0][0], &part[0][0][0]);
+    }
+    int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int r = i0 + wm + 16 * i + g + 8 * (e >> 1), c = j0 + wn + 8 * j + 2 * t + (e & 1);
+                if (r < p.m && c < p.n)
+                    p.c[(size_t)r * p.n + c] = big[i][j][e] + cor[i][j][e];
+            }
+}
+
+/* The mp / 64 x np / 128 tiles of c. Grid y is at most 65535: a band of
+ * rows is a product of its own, its parts' rows starting further down. */
+static int run_mma(const tf32x3_parts *p)
+{
+    return gpu_for_bands(p->mp, MS_BM, [=](int r0, int rows) {
+        tf32x3_parts band = *p;
+        band.a_big += (size_t)r0 * p->kp, band.a_small += (size_t)r0 * p->kp, band.c += (size_t)r0 * p->n;
+        band.m = p->m - r0 < rows ? p->m - r0 : rows, band.mp = rows;
+        return gpu_launch(tf32x3_mma, "tf32x3_mma", dim3(p->np / MS_BN, rows / MS_BM), dim3(MS_THREADS), 0,
+                          __FILE__, __LINE__, band);
+    });
+}
+
+/* --- the mode's product ------------------------------------------------------- */
+
+static size_t round_up(int x, int to) { return ((size_t)x + to - 1) / to * to; }
+
+/* Split a and b into session scratch, then the kernel this GPU runs best:
+ * wgmma on Hopper (when this binary carries sm_90a code and `set tc` is
+ * wgmma), else mma.sync. */
+extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, int n, int k)
+{
+    tf32x3_parts p;
+    size_t mp = round_up(m, TF32X3_PAD_MN), np = round_up(n, TF32X3_PAD_MN), kp = round_up(k, TF32X3_PAD_K);
+    float *buf;
+    if (gpu_scratch((void **)&buf, 2 * (mp + np) * kp * sizeof(float)) != 0)
+        return -1;
+    p.c = c, p.m = m, p.n = n, p.k = k, p.mp = (int)mp, p.np = (int)np, p.kp = (int)kp;
+    p.a_big = buf, p.a_small = buf + mp * kp, p.b_big = buf + 2 * mp * kp, p.b_small = p.b_big + np * kp;
+    if (split<false>(buf, buf + mp * kp, a, m, k, k, (int)mp, (int)kp) != 0 ||
+        split<true>(buf + 2 * mp * kp, buf + 2 * mp * kp + np * kp, b, n, k, n, (int)np, (int)kp) != 0)
+        return -1;
+    int hopper = variant_is(VAR_TC, "mma") ? 0 : tf32x3_sm90_ready();
+    if (hopper < 0)
+        return -1;
+    return hopper ? tf32x3_sm90_run(&p) : run_mma(&p);
+}

@@ -1,0 +1,348 @@
+/* gpu_tf32x3_sm90.cu - the `tf32x3` product on Hopper (sm_90a): warpgroup
+ * MMA (wgmma, m64n128k8 TF32) reading both operands from shared memory,
+ * which the bulk tensor copy engine (TMA) fills in a ring of stages, each
+ * completed on an mbarrier. One warpgroup produces (one thread issues the
+ * copies), C = 1 or 2 consume: each makes 64 rows of the block's 64C x 128
+ * tile of c. The corrections big_a small_b + small_a big_b have their own
+ * accumulator (gpu_tf32x3.cu says why); big_a big_b is summed 32 k at a
+ * time on the tensor cores and each such partial added to an FP32 sum by
+ * an ordinary FADD: the tensor cores' own accumulation truncates (rounds
+ * toward zero), and over all of k that bias alone made the error 10-30
+ * times cuBLAS FP32's (Ootomo and Yokota's "accumulation outside the
+ * tensor cores"). wgmma reads TF32 operands only K-major, so the split
+ * pass wrote b transposed; the parts are padded, so the loads have no
+ * edges. Built also for sm_90a (Makefile); for every other target the
+ * kernels are empty stubs, which the probe reports, and the mode runs its
+ * mma.sync kernel. */
+#include "kernels/gpu_internal.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "kernels/tf32x3.h"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TF32X3_WGMMA 1
+#endif
+
+#define WG_BN 128
+#define WG_BK 32 /* 32 floats = 128 bytes: one row of the 128-byte swizzle */
+#define WG_B_BYTES (WG_BN * WG_BK * 4) /* one part's tile of b: 16 KiB */
+
+/* The shape of the kernel with C consumer warpgroups: with 2, a 128 x 128
+ * tile, 3 stages, one block an SM; with 1 (small products, whose 128-row
+ * tiles would leave SMs idle), 64 x 128, 2 stages, two blocks an SM. */
+template <int C> struct wg_shape {
+    static constexpr int bm = 64 * C, threads = 128 * (C + 1), stages = C == 2 ? 3 : 2, per_sm = C == 2 ? 1 : 2;
+    static constexpr int a_bytes = bm * WG_BK * 4;                      /* one part's tile of a */
+    static constexpr int stage_bytes = 2 * a_bytes + 2 * WG_B_BYTES;    /* a_big, a_small, b_big, b_small */
+    /* The stages, 1 KiB of slack to align them to the swizzle's 1024-byte
+     * period, and the full and empty barriers of each stage. */
+    static constexpr int smem = stages * stage_bytes + 1024 + 2 * stages * 8;
+    /* setmaxnreg: the producer gives back what the consumers' three
+     * 64-float accumulators need (the block's registers: 64 Ki / per_sm). */
+    static constexpr int producer_regs = 40, consumer_regs = C == 2 ? 232 : 216;
+};
+
+#ifdef TF32X3_WGMMA
+
+static __device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
+}
+
+/* The producer's arrival, announcing the bytes the copies will bring. */
+static __device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+static __device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/* Until the barrier's phase of this parity has completed. */
+static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+
+/* One 32 x 128 box of the map at (k0, row0) into shared memory at dst. */
+static __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, unsigned bar, int k0, int row0)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(k0), "r"(row0), "r"(bar)
+                 : "memory");
+}
+
+/* The shared-memory matrix descriptor of a K-major tile with the 128-byte
+ * swizzle (PTX ISA, "Matrix Descriptor Format"): start address / 16; the
+ * leading offset unused by this layout (1); 1024 bytes, 8 rows of 128,
+ * between core-matrix groups; swizzle mode 1 (128 bytes) in bits 62-63.
+ * The k8 steps within a row are 32 bytes further along the start address. */
+static __device__ __forceinline__ uint64_t smem_desc(unsigned addr)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+}
+
+static __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+static __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+/* d (64 x 128, this warpgroup's fragment) = a (64 x 8) b (8 x 128)^T,
+ * plus d if add. */
+static __device__ __forceinline__ void wgmma_tf32(float d[64], uint64_t a, uint64_t b, int add)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+                 "}, %64, %65, p, 1, 1;\n}"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(add));
+}
+
+/* The producer thread: stage s of k-tile kt waits until the consumers
+ * have released its previous use, then its four copies are issued. */
+template <int C>
+static __device__ void produce(unsigned base, unsigned full, unsigned empty, const CUtensorMap *ab,
+                               const CUtensorMap *as, const CUtensorMap *bb, const CUtensorMap *bs, int i0, int j0,
+                               int ktiles)
+{
+    typedef wg_shape<C> S;
+    for (int kt = 0; kt < ktiles; kt++) {
+        int s = kt % S::stages;
+        unsigned st = base + s * S::stage_bytes, bar = full + 8 * s;
+        if (kt >= S::stages)
+            bar_wait(empty + 8 * s, (kt / S::stages + 1) & 1);
+        bar_expect(bar, S::stage_bytes);
+        tma_load(st, ab, bar, kt * WG_BK, i0);
+        tma_load(st + S::a_bytes, as, bar, kt * WG_BK, i0);
+        tma_load(st + 2 * S::a_bytes, bb, bar, kt * WG_BK, j0);
+        tma_load(st + 2 * S::a_bytes + WG_B_BYTES, bs, bar, kt * WG_BK, j0);
+    }
+}
+
+/* A consumer warpgroup's k loop. Per k-tile: big_a big_b of its 32 k into
+ * part (restarted: add 0 at the first k8 step), one commit group; the
+ * corrections into cor, another. Waiting for all but the newest group
+ * leaves the corrections running while part is added to big, and means
+ * the previous k-tile is done with its stage, which is then released. */
+template <int C>
+static __device__ void consume(unsigned base, unsigned full, unsigned empty, int half, int ktiles, float big[64],
+                               float cor[64])
+{
+    typedef wg_shape<C> S;
+    float part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        part[i] = 0.0f;
+    int lead = threadIdx.x % 128 == 0;
+    for (int kt = 0; kt < ktiles; kt++) {
+        int s = kt % S::stages;
+        unsigned st = base + s * S::stage_bytes, rows = half * 64 * WG_BK * 4;
+        unsigned a_big = st + rows, a_small = st + S::a_bytes + rows, b_big = st + 2 * S::a_bytes,
+                 b_small = b_big + WG_B_BYTES;
+        bar_wait(full + 8 * s, (kt / S::stages) & 1);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < WG_BK / 8; kk++)
+            wgmma_tf32(part, smem_desc(a_big + 32 * kk), smem_desc(b_big + 32 * kk), kk > 0);
+        wgmma_commit();
+#pragma unroll
+        for (int kk = 0; kk < WG_BK / 8; kk++) {
+            wgmma_tf32(cor, smem_desc(a_big + 32 * kk), smem_desc(b_small + 32 * kk), 1);
+            wgmma_tf32(cor, smem_desc(a_small + 32 * kk), smem_desc(b_big + 32 * kk), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (kt > 0 && lead)
+            bar_arrive(empty + 8 * ((kt - 1) % S::stages));
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            big[i] += part[i];
+    }
+    wgmma_wait<0>();
+}
+
+/* c = big + cor from the wgmma D fragment: warp w of the warpgroup holds
+ * rows 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the
+ * next) in d[4q .. 4q + 3]. */
+static __device__ void store(float *c, int m, int n, int r0, int j0, const float big[64], const float cor[64])
+{
+    int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int q = 0; q < 16; q++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int r = r0 + 16 * w + lane / 4 + 8 * (e >> 1), col = j0 + 8 * q + 2 * (lane % 4) + (e & 1);
+            if (r < m && col < n)
+                c[(size_t)r * n + col] = big[4 * q + e] + cor[4 * q + e];
+        }
+}
+
+#endif /* TF32X3_WGMMA */
+
+/* Block (x, y) makes c's 64C x 128 tile at rows row0 + 64C y, columns
+ * 128 x; k in ktiles steps of 32. Each warpgroup's role is one branch, as
+ * setmaxnreg wants. */
+template <int C>
+static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_sm)
+    tf32x3_wgmma(const __grid_constant__ CUtensorMap ab, const __grid_constant__ CUtensorMap as,
+                 const __grid_constant__ CUtensorMap bb, const __grid_constant__ CUtensorMap bs, float *c, int m,
+                 int n, int ktiles, int row0)
+{
+#ifdef TF32X3_WGMMA
+    typedef wg_shape<C> S;
+    extern __shared__ unsigned char smem_raw[];
+    unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
+    unsigned full = base + S::stages * S::stage_bytes, empty = full + 8 * S::stages;
+    int wg = threadIdx.x / 128, i0 = row0 + blockIdx.y * S::bm, j0 = blockIdx.x * WG_BN;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::stages; s++) {
+            bar_init(full + 8 * s, 1);
+            bar_init(empty + 8 * s, C);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(S::producer_regs));
+        if (threadIdx.x == 0)
+            produce<C>(base, full, empty, &ab, &as, &bb, &bs, i0, j0, ktiles);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(S::consumer_regs));
+        float big[64], cor[64];
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            big[i] = cor[i] = 0.0f;
+        consume<C>(base, full, empty, wg - 1, ktiles, big, cor);
+        store(c, m, n, i0 + 64 * (wg - 1), j0, big, cor);
+    }
+#endif
+}
+
+/* Writes 1 where the wgmma kernel has a body: the code this GPU loaded was
+ * built for sm_90a. */
+static __device__ int probe_flag;
+static __global__ void tf32x3_sm90_probe(int *flag)
+{
+#ifdef TF32X3_WGMMA
+    *flag = 1;
+#else
+    *flag = 0;
+#endif
+}
+
+/* --- the host side ------------------------------------------------------------ */
+
+static struct {
+    int ready;    /* 0 not asked, 1 yes, 2 no */
+    PFN_cuTensorMapEncodeTiled_v12000 encode;
+} sm90;
+
+/* cuTensorMapEncodeTiled is a driver function, and cuk links only the
+ * static runtime: the runtime hands out the driver's entry point. */
+static int find_encoder(void)
+{
+    cudaDriverEntryPointQueryResult q;
+    void *fn = NULL;
+    GPU_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !fn)
+        return cuk_err("the CUDA driver has no cuTensorMapEncodeTiled (needed by mode tf32x3's Hopper kernel)");
+    sm90.encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    return 0;
+}
+
+/* On cc 9.0 only: does the loaded code carry the kernel? Asked once. */
+int tf32x3_sm90_ready(void)
+{
+    if (sm90.ready == 0) {
+        const gpu_info *d = gpu_device();
+        int flag = 0, *where;
+        if (d->cc_major == 9 && d->cc_minor == 0) {
+            GPU_CHECK(cudaGetSymbolAddress((void **)&where, probe_flag));
+            GPU_LAUNCH(tf32x3_sm90_probe, dim3(1), dim3(1), 0, where);
+            GPU_CHECK(cudaMemcpyFromSymbolAsync(&flag, probe_flag, sizeof flag, 0, cudaMemcpyDeviceToHost,
+                                                gpu_stream_handle()));
+            GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
+        }
+        if (flag && find_encoder() != 0)
+            return -1;
+        if (flag) {
+            GPU_CHECK(cudaFuncSetAttribute(tf32x3_wgmma<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           wg_shape<1>::smem));
+            GPU_CHECK(cudaFuncSetAttribute(tf32x3_wgmma<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           wg_shape<2>::smem));
+        }
+        sm90.ready = flag ? 1 : 2;
+    }
+    return sm90.ready == 1;
+}
+
+/* The map of one part, rows x kp floats, read in 32 x box_rows boxes
+ * with the 128-byte swizzle wgmma's descriptors name. */
+static int part_map(CUtensorMap *map, const float *part, int rows, int kp, int box_rows)
+{
+    cuuint64_t dims[2] = {(cuuint64_t)kp, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)kp * sizeof(float)};
+    cuuint32_t box[2] = {WG_BK, (cuuint32_t)box_rows}, step[2] = {1, 1};
+    CUresult r = sm90.encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)part, dims, strides, box, step,
+                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : cuk_err("cuTensorMapEncodeTiled failed (CUresult %d) for a %d x %d part", (int)r,
+                                           rows, kp);
+}
+
+/* The product with C consumer warpgroups. */
+template <int C> static int run(const tf32x3_parts *p)
+{
+    typedef wg_shape<C> S;
+    CUtensorMap ab, as, bb, bs;
+    if (part_map(&ab, p->a_big, p->mp, p->kp, S::bm) != 0 || part_map(&as, p->a_small, p->mp, p->kp, S::bm) != 0 ||
+        part_map(&bb, p->b_big, p->np, p->kp, WG_BN) != 0 || part_map(&bs, p->b_small, p->np, p->kp, WG_BN) != 0)
+        return -1;
+    return gpu_for_bands(p->mp, S::bm, [&](int r0, int rows) {
+        return gpu_launch(tf32x3_wgmma<C>, C == 2 ? "tf32x3_wgmma<2>" : "tf32x3_wgmma<1>",
+                          dim3(p->np / WG_BN, rows / S::bm), dim3(S::threads), S::smem, __FILE__, __LINE__, ab, as,
+                          bb, bs, p->c, p->m, p->n, p->kp / WG_BK, r0);
+    });
+}
+
+/* 128-row tiles, unless they would leave more than half the SMs idle: then
+ * 64-row tiles, two blocks to an SM, so that a small product reaches twice
+ * the SMs. Not sooner: a 128-row tile shares each tile of b between two
+ * warpgroups, and with a long k that told (H100, 1537x8191x1539: 0.62 ms
+ * in 128-row tiles, 0.76 in 64-row ones). */
+int tf32x3_sm90_run(const tf32x3_parts *p)
+{
+    long long tiles = (long long)(p->mp / 128) * (p->np / WG_BN);
+    return 2 * tiles > gpu_sm_count() ? run<2>(p) : run<1>(p);
+}

@@ -1,0 +1,28 @@
+/* tf32x3.h - what the two files of the `tf32x3` mode share: the split
+ * operands' padded layout and the Hopper kernel's entry points. Include from
+ * .cu only. */
+#ifndef CUK_TF32X3_H
+#define CUK_TF32X3_H
+
+/* The split pass pads every operand to these multiples with zeros, so the
+ * product kernels have no ragged edges but in their stores of c. */
+#define TF32X3_PAD_MN 128 /* rows of a, columns of b: one block's tile of c */
+#define TF32X3_PAD_K 32   /* 32 floats: one 128-byte swizzled row for wgmma */
+
+/* c (m x n) = a @ b from the split parts: a_big, a_small are mp x kp (a's
+ * rows, K-major), b_big, b_small np x kp (b transposed: TF32 wgmma reads
+ * both operands K-major); mp, np, kp are the padded sizes. */
+typedef struct {
+    const float *a_big, *a_small, *b_big, *b_small;
+    float *c;
+    int m, n, k;
+    int mp, np, kp;
+} tf32x3_parts;
+
+/* 1 if this binary's wgmma kernel runs on this GPU (sm_90a code, cc 9.0);
+ * 0 if not; -1 with the error set. Asked once, then cached. */
+int tf32x3_sm90_ready(void);
+/* The product on Hopper: 0, or -1 with the error set. */
+int tf32x3_sm90_run(const tf32x3_parts *p);
+
+#endif
