@@ -10,7 +10,7 @@
 #include "kernels/gpu.h"
 
 /* The entry points the rows name, each defined in its mode's file. */
-cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul;
+cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul;
 cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, cublas_transpose;
 cuk_ewise_fn cpu_ewise, gpu_ewise;
 cuk_unary_fn cpu_unary, gpu_unary;
@@ -53,9 +53,9 @@ static cuk_backend table[] = {
      .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
              .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
-    {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
-     .unwritten = "the fast kernel is not written yet (use tiled or cublas)",
-     .summary = "GPU: register-blocked, vectorised FP32 SGEMM (not written yet)"},
+    {.name = "fast", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, /* blocked like a library */
+     .summary = "GPU: register-blocked FP32 SGEMM (8x8 per thread, cp.async stages, split-K), no library",
+     .ops = {.matmul = GPU_OP(fast_matmul)}},
     {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},

@@ -22,7 +22,7 @@
 #include "kernels/variants.h"
 #include "tests/ops_check.h"
 
-static const char *gpu_modes[] = {"naive", "tiled", "cublas"};
+static const char *gpu_modes[] = {"naive", "tiled", "fast", "cublas"};
 
 static char captured[4096];
 
