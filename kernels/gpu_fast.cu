@@ -27,27 +27,22 @@ extern "C" cuk_matmul_fn fast_matmul;
  * registers, so the copies of later stages run while this stage computes.
  * With ok false nothing is read and the destination is zero-filled (the
  * src-size operand 0): edge tiles need no other bounds checks, and the
- * source is never read out of bounds. Older GPUs copy synchronously; the
- * barriers then order everything. */
-static __device__ __forceinline__ void copy4(float *dst, const float *src, bool ok)
+ * source is never read out of bounds. 16 bytes (src 16-byte aligned) go
+ * .cg, past L1: b's tiles are shared by many blocks through L2, not L1.
+ * Older GPUs copy synchronously; the barriers then order everything. */
+template <int BYTES> static __device__ __forceinline__ void copy_async(float *dst, const float *src, bool ok)
 {
 #if __CUDA_ARCH__ >= 800
     unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 4 : 0));
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 4 : 0));
 #else
-    *dst = ok ? *src : 0.0f;
-#endif
-}
-
-/* The same for 16 bytes; src is 16-byte aligned. .cg: b's tiles are shared
- * by many blocks through L2, not L1. */
-static __device__ __forceinline__ void copy16(float *dst, const float *src, bool ok)
-{
-#if __CUDA_ARCH__ >= 800
-    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0));
-#else
-    *(float4 *)dst = ok ? *(const float4 *)src : make_float4(0.f, 0.f, 0.f, 0.f);
+    if (BYTES == 16)
+        *(float4 *)dst = ok ? *(const float4 *)src : make_float4(0.f, 0.f, 0.f, 0.f);
+    else
+        *dst = ok ? *src : 0.0f;
 #endif
 }
 
@@ -178,10 +173,7 @@ static __device__ __forceinline__ void copy_b(fast_stage<BM, BN> *st, const fast
         int q = L.qb + t * ROWS;
         bool ok = k0 + q < kend && L.jb < p.n;
         const float *src = ok ? base + (size_t)t * ROWS * p.n : p.b;
-        if (VEC)
-            copy16(&st->bs[q][j], src, ok);
-        else
-            copy4(&st->bs[q][j], src, ok);
+        copy_async<4 * W>(&st->bs[q][j], src, ok);
     }
 }
 
@@ -306,7 +298,9 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 
 
 /* c = the sum of the `slices` partial products at part, slice after slice:
  * always in the same order, so a result never changes from run to run (no
- * float atomics). len = m x n; 4 elements a thread where aligned. */
+ * float atomics). len = m x n; 4 elements a thread where aligned. The
+ * unrolled walk issues 8 slices' loads before their adds: with a small
+ * output and many slices, the walk's latency is the whole cost. */
 static __global__ void sum_slices(float *c, const float *part, size_t len, int slices, int vec)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -314,6 +308,7 @@ static __global__ void sum_slices(float *c, const float *part, size_t len, int s
     if (vec) {
         for (; i < len / 4; i += stride) {
             float4 s = ((const float4 *)part)[i];
+#pragma unroll 8
             for (int z = 1; z < slices; z++) {
                 float4 v = ((const float4 *)(part + z * len))[i];
                 s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
@@ -324,6 +319,7 @@ static __global__ void sum_slices(float *c, const float *part, size_t len, int s
     }
     for (; i < len; i += stride) {
         float s = part[i];
+#pragma unroll 8
         for (int z = 1; z < slices; z++)
             s += part[z * len + i];
         c[i] = s;
