@@ -1,4 +1,4 @@
-/* gpu_test.c - the GPU modes: every operation in naive, tiled and cublas
+/* gpu_test.c - the GPU modes: every operation in naive, tiled, fast and cublas
  * against a float64 reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
  * and 2048^3; rand/randn bit-identical with the host; residency and the
  * bytes it moves; the pool reusing blocks; out of device memory as an
@@ -23,6 +23,7 @@
 #include "tests/ops_check.h"
 
 static const char *gpu_modes[] = {"naive", "tiled", "fast", "cublas"};
+#define NGPU_MODES (sizeof gpu_modes / sizeof gpu_modes[0])
 
 static char captured[4096];
 
@@ -158,7 +159,7 @@ static void random_bit_identical(void)
         char src[128];
         snprintf(src, sizeof src, "mode cpu; %s", draws[d]);
         cuk_matrix *host = run_get(src, "A");
-        for (size_t m = 0; host && m < 3; m++) {
+        for (size_t m = 0; host && m < NGPU_MODES; m++) {
             snprintf(src, sizeof src, "mode %s; %s", gpu_modes[m], draws[d]);
             cuk_matrix *dev = run_get(src, "A");
             CHECKF(dev && !dev->host, "%s: the result should live on the device", src);
@@ -317,7 +318,7 @@ static void discard(void *ud, out_channel ch, const char *text, size_t n) {}
 static void first_product_warmed(void)
 {
     oc_s->measuring = 1; /* kernel events on, as bench has them */
-    for (size_t m = 0; m < 3; m++) {
+    for (size_t m = 0; m < NGPU_MODES; m++) {
         char src[160], what[96];
         snprintf(src, sizeof src, "mode %s; A = rand(999, 1001); B = rand(1001, 1003); C = A @ B;", gpu_modes[m]);
         mat_unref(run_get(src, "C"));
@@ -360,7 +361,7 @@ static void bench_end_to_end(void)
 static void available(void)
 {
     const char *why;
-    for (size_t m = 0; m < 3; m++)
+    for (size_t m = 0; m < NGPU_MODES; m++)
         CHECKF(mode_available(mode_find(gpu_modes[m]), &why), "%s unavailable", gpu_modes[m]);
     cuk_session *fresh = session_new(NULL);
     CHECKF(!strcmp(fresh->mode->name, "tiled"), "default mode %s", fresh->mode->name);
@@ -394,7 +395,7 @@ int main(int argc, char **argv)
     check_run("gpu_kernels_of_borrowing_mode", kernels_of_borrowing_mode);
     check_run("gpu_bench_variants", bench_variants);
     int nshapes = quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]);
-    for (size_t m = 0; m < 3; m++) {
+    for (size_t m = 0; m < NGPU_MODES; m++) {
         for (int i = 0; i < nshapes; i++)
             oc_all(gpu_modes[m], shapes[i][0], shapes[i][1], shapes[i][2]);
         for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
