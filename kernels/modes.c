@@ -11,7 +11,8 @@
 #include "kernels/gpu.h"
 
 /* The entry points the rows name, each defined in its mode's file. */
-cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, cublas_matmul, tf32_matmul, tf32x3_matmul;
+cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul, tf32_matmul,
+    tf32x3_matmul;
 cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
 cuk_ewise_fn cpu_ewise, gpu_ewise, fast_ewise;
 cuk_unary_fn cpu_unary, gpu_unary, fast_unary;
@@ -54,10 +55,10 @@ static cuk_backend table[] = {
      .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
              .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
-    {.name = "fast", .base = "tiled", .needs = NEEDS_GPU,
-     .summary = "GPU: register-blocked, vectorised FP32 SGEMM; one-pass reductions, 16-byte memory-bound kernels",
-     .ops = {.transpose = GPU_OP(fast_transpose), .ewise = GPU_OP(fast_ewise), .unary = GPU_OP(fast_unary),
-             .reduce = GPU_OP(fast_reduce), .dot = GPU_OP(fast_dot)}},
+    {.name = "fast", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, /* blocked like a library */
+     .summary = "GPU: register-blocked FP32 SGEMM (cp.async stages, split-K), one-pass reductions, 16-byte kernels",
+     .ops = {.matmul = GPU_OP(fast_matmul), .transpose = GPU_OP(fast_transpose), .ewise = GPU_OP(fast_ewise),
+             .unary = GPU_OP(fast_unary), .reduce = GPU_OP(fast_reduce), .dot = GPU_OP(fast_dot)}},
     {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},

@@ -1,6 +1,6 @@
-/* gpu_test.c - the GPU modes: every operation in naive, tiled and cublas
- * (and tf32, tf32x3, with their products' own bounds) against a float64
- * reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
+/* gpu_test.c - the GPU modes: every operation in naive, tiled, fast and
+ * cublas (and tf32, tf32x3, with their products' own bounds) against a
+ * float64 reference at 1x1, 1xN, Nx1, 17x33x65, 1037x1055x1031
  * and 2048^3; rand/randn bit-identical with the host; residency and the
  * bytes it moves; the pool reusing blocks; out of device memory as an
  * ordinary error; one-time set-up kept out of the first product's times;
@@ -29,7 +29,8 @@
 #include "kernels/variants.h"
 #include "tests/ops_check.h"
 
-static const char *gpu_modes[] = {"naive", "tiled", "cublas"};
+static const char *gpu_modes[] = {"naive", "tiled", "fast", "cublas"};
+#define NGPU_MODES (sizeof gpu_modes / sizeof gpu_modes[0])
 
 /* The tensor-core modes, each with its product's bound (of sum |a||b|):
  * TF32 keeps 10 of FP32's 23 mantissa bits (unit roundoff 2^-11, 4.9e-4
@@ -175,7 +176,7 @@ static void random_bit_identical(void)
         char src[128];
         snprintf(src, sizeof src, "mode cpu; %s", draws[d]);
         cuk_matrix *host = run_get(src, "A");
-        for (size_t m = 0; host && m < 3; m++) {
+        for (size_t m = 0; host && m < NGPU_MODES; m++) {
             snprintf(src, sizeof src, "mode %s; %s", gpu_modes[m], draws[d]);
             cuk_matrix *dev = run_get(src, "A");
             CHECKF(dev && !dev->host, "%s: the result should live on the device", src);
@@ -370,7 +371,7 @@ static void discard(void *ud, out_channel ch, const char *text, size_t n) {}
 static void first_product_warmed(void)
 {
     oc_s->measuring = 1; /* kernel events on, as bench has them */
-    for (size_t m = 0; m < 3; m++) {
+    for (size_t m = 0; m < NGPU_MODES; m++) {
         char src[160], what[96];
         snprintf(src, sizeof src, "mode %s; A = rand(999, 1001); B = rand(1001, 1003); C = A @ B;", gpu_modes[m]);
         mat_unref(run_get(src, "C"));
@@ -732,7 +733,7 @@ static void fast_mem_cases(void)
 static void available(void)
 {
     const char *why;
-    for (size_t m = 0; m < 3; m++)
+    for (size_t m = 0; m < NGPU_MODES; m++)
         CHECKF(mode_available(mode_find(gpu_modes[m]), &why), "%s unavailable", gpu_modes[m]);
     cuk_session *fresh = session_new(NULL);
     CHECKF(!strcmp(fresh->mode->name, "tiled"), "default mode %s", fresh->mode->name);
@@ -837,7 +838,7 @@ int main(int argc, char **argv)
     check_run("gpu_kernels_of_borrowing_mode", kernels_of_borrowing_mode);
     check_run("gpu_bench_variants", bench_variants);
     int nshapes = quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]);
-    for (size_t m = 0; m < 3; m++) {
+    for (size_t m = 0; m < NGPU_MODES; m++) {
         for (int i = 0; i < nshapes; i++)
             oc_all(gpu_modes[m], shapes[i][0], shapes[i][1], shapes[i][2]);
         for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
