@@ -2,7 +2,8 @@
  * and elementwise + over 2^26 floats against a copy of the same bytes on
  * every core, turn about, and the product at 1037x1055x1031 and 4096^3.
  * Host work is timed with the monotonic clock (no device events), medians
- * of PERF_RUNS runs. NumPy's side is bench/perf_host.py, which runs this
+ * of PERF_RUNS runs; buffers come from the engine's allocator (huge pages
+ * where the kernel gives them), as a session's matrices do. NumPy's side is bench/perf_host.py, which runs this
  * program with --serve and times products turn about with NumPy's:
  *
  *   perf_host            the bandwidth ratios and the products' rates
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "bench/perf.h"
+#include "engine/matrix.h"
 #include "kernels/backend.h"
 #include "kernels/host_threads.h"
 
@@ -35,18 +37,25 @@ static perf_time summarise(double *x, int runs)
     return (perf_time){x[runs / 2], x[0], x[runs - 1], runs};
 }
 
-static float *host_floats(size_t n, uint64_t stream)
+/* A rows x cols host matrix of uniform values from mode blas. */
+static cuk_matrix *host_floats(int rows, int cols, uint64_t stream)
 {
-    float *p = malloc(n * sizeof *p);
-    if (!p || blas->random(CUK_RAND_UNIFORM, p, n, 12345, stream) != 0)
+    cuk_matrix *m = mat_new_host(rows, cols);
+    if (!m || blas->random(CUK_RAND_UNIFORM, m->host, (size_t)rows * cols, 12345, stream) != 0)
         perf_die("operands");
-    return p;
+    return m;
 }
 
 /* --- the memory-bound operations against the copy ------------------------- */
 typedef struct {
     float *x, *y, *z, r;
 } streams;
+
+static float *stream_new(uint64_t stream, cuk_matrix **keep)
+{
+    *keep = host_floats(1, (int)STREAM_FLOATS, stream);
+    return (*keep)->host;
+}
 
 static int run_copy(streams *s) { return host_copy(s->z, s->x, STREAM_FLOATS * sizeof(float)); }
 static int run_sum(streams *s) { return blas->reduce(CUK_RED_SUM, &s->r, s->x, STREAM_FLOATS); }
@@ -65,7 +74,8 @@ static const struct {
 
 static void bandwidth(void)
 {
-    streams s = {host_floats(STREAM_FLOATS, 1), host_floats(STREAM_FLOATS, 2), host_floats(STREAM_FLOATS, 3), 0};
+    cuk_matrix *keep[3];
+    streams s = {stream_new(1, &keep[0]), stream_new(2, &keep[1]), stream_new(3, &keep[2]), 0};
     double times[NSTREAM][PERF_RUNS];
     perf_time t[NSTREAM];
     for (int r = -PERF_WARM; r < PERF_RUNS; r++) /* turn about: one of each per round */
@@ -87,31 +97,29 @@ static void bandwidth(void)
         snprintf(name, sizeof name, "host_blas_%s_vs_copy_2^26", stream_ops[o].name);
         perf_ratio(name, stream_ops[o].arrays * t[0].median / (2 * t[o].median), BANDWIDTH_TARGET);
     }
-    free(s.x);
-    free(s.y);
-    free(s.z);
+    for (int i = 0; i < 3; i++)
+        mat_unref(keep[i]);
 }
 
 /* --- the product ------------------------------------------------------------ */
 typedef struct {
     int m, k, n;
-    float *a, *b, *c;
+    cuk_matrix *a, *b, *c;
 } product;
 
 static product product_new(int m, int k, int n)
 {
-    product p = {m, k, n, host_floats((size_t)m * k, 4), host_floats((size_t)k * n, 5),
-                 malloc((size_t)m * n * sizeof(float))};
-    if (!p.c)
-        perf_die("out of host memory");
+    product p = {m, k, n, host_floats(m, k, 4), host_floats(k, n, 5), host_floats(m, n, 6)};
     return p;
 }
 
 static void product_free(product *p)
 {
-    free(p->a);
-    free(p->b);
-    free(p->c);
+    if (p->a) {
+        mat_unref(p->a);
+        mat_unref(p->b);
+        mat_unref(p->c);
+    }
 }
 
 /* runs timed products into ms[]. */
@@ -119,7 +127,7 @@ static void product_times(product *p, double *ms, int runs)
 {
     for (int r = 0; r < runs; r++) {
         double t0 = now_ms();
-        if (blas->matmul(p->c, p->a, p->b, p->m, p->n, p->k) != 0)
+        if (blas->matmul(p->c->host, p->a->host, p->b->host, p->m, p->n, p->k) != 0)
             perf_die("matmul");
         ms[r] = now_ms() - t0;
     }
