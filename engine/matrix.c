@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/error.h"
 #include "base/fmt.h"
@@ -61,35 +60,11 @@ static size_t host_available(void)
     return (size_t)kb * 1024;
 }
 
-/* Buffers of HUGE_BYTES or more start on a 2 MiB boundary and ask for
- * transparent huge pages, as NumPy does for its arrays: a fresh result is
- * then mapped 2 MiB at a time on its first write (a 256 MiB one took 65536
- * page faults of 4 KiB inside the timed operation), and the BLAS's packing
- * misses the TLB less. Where the kernel gives huge pages only on request
- * (THP "madvise"), this is the difference; elsewhere it changes nothing. */
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_BYTES ((size_t)4 << 20)
-
-static float *host_malloc(size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    void *p;
-    if (bytes < HUGE_BYTES)
-        return malloc(bytes);
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
-        return NULL;
-    madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused, the pages are small */
-    return p;
-#else
-    return malloc(bytes);
-#endif
-}
-
 static float *host_alloc(size_t bytes)
 {
     char need[32], have[32];
     size_t avail = bytes > (64u << 20) ? host_available() : 0;
-    float *p = (avail && bytes > avail) ? NULL : host_malloc(bytes);
+    float *p = (avail && bytes > avail) ? NULL : malloc(bytes);
     if (!p) {
         if (!avail)
             avail = host_available();

@@ -117,11 +117,13 @@ int host_parts(size_t n, size_t grain)
     return most < 1 ? 1 : most < (size_t)t ? (int)most : t;
 }
 
+/* Part 0 runs on the session's thread, which alone may touch the error
+ * slot and the progress hook: it asks cuk_check_interrupt, as mode cpu's
+ * loops do (and the fuzzer's budget counts those calls); the workers only
+ * read the flag. */
 int host_stopping(int part)
 {
-    if (part == 0)
-        cuk_progress();
-    return cuk_interrupted != 0;
+    return part == 0 ? cuk_check_interrupt() != 0 : cuk_interrupted != 0;
 }
 
 int host_parallel(host_task_fn *fn, void *ctx, size_t n, size_t grain)

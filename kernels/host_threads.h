@@ -32,8 +32,8 @@ int host_parts(size_t n, size_t grain);
 int host_parallel(host_task_fn *fn, void *ctx, size_t n, size_t grain);
 
 /* For fn, between chunks of work: nonzero once the user asked to stop.
- * On part 0 (the calling thread) it also gives the front end's progress
- * hook its turn. */
+ * On part 0 (the calling thread) it is cuk_check_interrupt, which also
+ * gives the front end's progress hook its turn. */
 int host_stopping(int part);
 
 /* memcpy of n bytes on every thread: the host's bandwidth ceiling. */
