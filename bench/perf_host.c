@@ -7,8 +7,10 @@
  * program with --serve and times products turn about with NumPy's:
  *
  *   perf_host            the bandwidth ratios and the products' rates
- *   perf_host --serve    reads "M K N RUNS" lines, answers each with the
- *                        RUNS times of the product in ms on one line */
+ *   perf_host --serve    reads "M K N RUNS FRESH" lines, answers each with
+ *                        the RUNS times of the product in ms on one line:
+ *                        FRESH 1, each into a new result (a @ b), 0, all
+ *                        into one kept result (matmul(a, b, out=c)) */
 #include <math.h>
 #include <stdint.h>
 #include <time.h>
@@ -104,12 +106,12 @@ static void bandwidth(void)
 /* --- the product ------------------------------------------------------------ */
 typedef struct {
     int m, k, n;
-    cuk_matrix *a, *b;
+    cuk_matrix *a, *b, *kept;
 } product;
 
 static product product_new(int m, int k, int n)
 {
-    product p = {m, k, n, host_floats(m, k, 4), host_floats(k, n, 5)};
+    product p = {m, k, n, host_floats(m, k, 4), host_floats(k, n, 5), host_floats(m, n, 6)};
     return p;
 }
 
@@ -118,19 +120,22 @@ static void product_free(product *p)
     if (p->a) {
         mat_unref(p->a);
         mat_unref(p->b);
+        mat_unref(p->kept);
     }
 }
 
-/* runs timed products into ms[], each into a new result, as `C = A @ B`
- * in a session and NumPy's a @ b make one. */
-static void product_times(product *p, double *ms, int runs)
+/* runs timed products into ms[]. fresh: each into a new result, as
+ * `C = A @ B` in a session and NumPy's a @ b make one (its pages are
+ * mapped on first write, inside the time); else into the kept one. */
+static void product_times(product *p, double *ms, int runs, int fresh)
 {
     for (int r = 0; r < runs; r++) {
         double t0 = now_ms();
-        cuk_matrix *c = mat_new_host(p->m, p->n);
+        cuk_matrix *c = fresh ? mat_new_host(p->m, p->n) : p->kept;
         if (!c || blas->matmul(c->host, p->a->host, p->b->host, p->m, p->n, p->k) != 0)
             perf_die("matmul");
-        mat_unref(c);
+        if (fresh)
+            mat_unref(c);
         ms[r] = now_ms() - t0;
     }
 }
@@ -141,8 +146,8 @@ static void products(void)
     for (int i = 0; i < 2; i++) {
         double ms[PERF_RUNS];
         product p = product_new(shapes[i][0], shapes[i][1], shapes[i][2]);
-        product_times(&p, ms, PERF_WARM);
-        product_times(&p, ms, PERF_RUNS);
+        product_times(&p, ms, PERF_WARM, 1);
+        product_times(&p, ms, PERF_RUNS, 1);
         perf_time t = summarise(ms, PERF_RUNS);
         printf("host blas matmul %dx%dx%d: %.3f ms (%.3f .. %.3f) = %.0f GFLOP/s (NumPy beside it: perf_host.py)\n",
                p.m, p.k, p.n, t.median, t.lo, t.hi, 2.0 * p.m * p.n * p.k / (t.median * 1e6));
@@ -154,9 +159,9 @@ static void products(void)
  * the operands are kept while the shape stays the same, as NumPy's are. */
 static void serve(void)
 {
-    int m, k, n, runs;
+    int m, k, n, runs, fresh;
     product p = {0};
-    while (scanf("%d %d %d %d", &m, &k, &n, &runs) == 4 && m > 0 && k > 0 && n > 0 && runs > 0) {
+    while (scanf("%d %d %d %d %d", &m, &k, &n, &runs, &fresh) == 5 && m > 0 && k > 0 && n > 0 && runs > 0) {
         double *ms = calloc((size_t)runs, sizeof *ms);
         if (!ms)
             perf_die("out of host memory");
@@ -164,7 +169,7 @@ static void serve(void)
             product_free(&p);
             p = product_new(m, k, n);
         }
-        product_times(&p, ms, runs);
+        product_times(&p, ms, runs, fresh);
         for (int r = 0; r < runs; r++)
             printf("%.6f%c", ms[r], r + 1 < runs ? ' ' : '\n');
         fflush(stdout);

@@ -3,8 +3,11 @@
 cores, in one run: NumPy's a @ b (float32, the BLAS NumPy bundles) and cuk's
 blas product (build/bench/perf_host --serve, the mode table's entry point)
 timed turn about in blocks, each side's runs on its own monotonic clock;
-medians of at least 21 runs each. Also NumPy's sum, dot and x + y over
-2^26 floats, beside perf_host's own figures for the same operations.
+medians of at least 21 runs each. Twice: each product into a new result
+(a @ b; `C = A @ B` in cuk), which maps the result's pages inside the
+time, and into one kept result (matmul(a, b, out=c)): the BLAS call alone.
+Also NumPy's sum, dot and x + y over 2^26 floats, beside perf_host's own
+figures for the same operations.
 
 Between blocks both sides rest REST seconds: a BLAS's threads spin for a
 while after a call, and a block must not share the cores with the other
@@ -34,17 +37,20 @@ def stats(ms):
     return ms[len(ms) // 2], ms[0], ms[-1]
 
 
-def numpy_times(a, b, runs):
+def numpy_times(a, b, c, runs):
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        a @ b
+        if c is None:
+            a @ b
+        else:
+            np.matmul(a, b, out=c)
         out.append((time.perf_counter() - t0) * 1e3)
     return out
 
 
-def cuk_times(proc, m, k, n, runs):
-    proc.stdin.write(f"{m} {k} {n} {runs}\n")
+def cuk_times(proc, m, k, n, runs, fresh):
+    proc.stdin.write(f"{m} {k} {n} {runs} {int(fresh)}\n")
     proc.stdin.flush()
     line = proc.stdout.readline()
     if not line:
@@ -52,23 +58,26 @@ def cuk_times(proc, m, k, n, runs):
     return [float(x) for x in line.split()]
 
 
-def product_pair(proc, m, k, n):
+def product_pair(proc, m, k, n, fresh):
     rng = np.random.default_rng(1)
     a = rng.random((m, k), dtype=np.float32)
     b = rng.random((k, n), dtype=np.float32)
-    numpy_times(a, b, 3)  # warm-ups: threads started, pages touched
-    cuk_times(proc, m, k, n, 3)
+    c = None if fresh else np.empty((m, n), dtype=np.float32)
+    numpy_times(a, b, c, 3)  # warm-ups: threads started, pages touched
+    cuk_times(proc, m, k, n, 3, fresh)
     np_ms, cuk_ms = [], []
     for _ in range(BLOCKS):
         time.sleep(REST)
-        np_ms += numpy_times(a, b, PER_BLOCK)
+        np_ms += numpy_times(a, b, c, PER_BLOCK)
         time.sleep(REST)
-        cuk_ms += cuk_times(proc, m, k, n, PER_BLOCK)
+        cuk_ms += cuk_times(proc, m, k, n, PER_BLOCK, fresh)
     flops = 2.0 * m * n * k
     (nm, nlo, nhi), (cm, clo, chi) = stats(np_ms), stats(cuk_ms)
-    print(f"numpy matmul {m}x{k}x{n}: {nm:.3f} ms ({nlo:.3f} .. {nhi:.3f}) = {flops / nm / 1e6:.0f} GFLOP/s, {len(np_ms)} runs")
-    print(f"cuk blas     {m}x{k}x{n}: {cm:.3f} ms ({clo:.3f} .. {chi:.3f}) = {flops / cm / 1e6:.0f} GFLOP/s, {len(cuk_ms)} runs")
-    print(f"ratio {'host_blas_vs_numpy_matmul_' + f'{m}x{k}x{n}':<44} {nm / cm:8.3f}  target >= 1.00{'  ok' if nm / cm >= 1 else '  MISSED'}")
+    how, tag = ("a @ b", "") if fresh else ("out=c", "_out")
+    print(f"numpy {how} {m}x{k}x{n}: {nm:.3f} ms ({nlo:.3f} .. {nhi:.3f}) = {flops / nm / 1e6:.0f} GFLOP/s, {len(np_ms)} runs")
+    print(f"cuk   {how} {m}x{k}x{n}: {cm:.3f} ms ({clo:.3f} .. {chi:.3f}) = {flops / cm / 1e6:.0f} GFLOP/s, {len(cuk_ms)} runs")
+    name = f"host_blas_vs_numpy_matmul{tag}_{m}x{k}x{n}"
+    print(f"ratio {name:<44} {nm / cm:8.3f}  target >= 1.00{'  ok' if nm / cm >= 1 else '  MISSED'}")
 
 
 def numpy_streams():
@@ -97,7 +106,8 @@ def main():
     proc = subprocess.Popen([exe, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         for m, k, n in SHAPES:
-            product_pair(proc, m, k, n)
+            for fresh in (True, False):
+                product_pair(proc, m, k, n, fresh)
     finally:
         proc.stdin.close()
         proc.wait()
