@@ -102,7 +102,7 @@ static int ewise_part(void *ctx, size_t lo, size_t hi, int part)
 /* An operand's array, or NULL and its value in *v if it is broadcast. */
 static const float *operand(cuk_arg a, float *v)
 {
-    *v = a.p ? a.p[0] : a.v;
+    *v = a.bcast && a.p ? a.p[0] : a.v;
     return a.bcast ? NULL : a.p;
 }
 
