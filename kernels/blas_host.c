@@ -114,32 +114,29 @@ int blas_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n)
     return host_parallel(ewise_part, &j, n, GRAIN);
 }
 
-static int unary_part(void *ctx, size_t lo, size_t hi, int part)
+/* body over [lo, hi) in pieces of CHUNK, looking for Ctrl-C before each. */
+typedef void chunk_body(const ewise_job *j, size_t i, size_t n);
+
+static int in_chunks(const ewise_job *j, size_t lo, size_t hi, int part, chunk_body *body)
 {
-    const ewise_job *j = ctx;
     for (size_t i = lo; i < hi; i += CHUNK) {
         if (host_stopping(part))
             return -1;
-        unary_loops[j->un](j->out + i, j->x + i, min_size(CHUNK, hi - i));
+        body(j, i, min_size(CHUNK, hi - i));
     }
     return 0;
 }
+
+static void unary_body(const ewise_job *j, size_t i, size_t n) { unary_loops[j->un](j->out + i, j->x + i, n); }
+static void fill_body(const ewise_job *j, size_t i, size_t n) { fill_block(j->out + i, j->xv, n); }
+
+static int unary_part(void *ctx, size_t lo, size_t hi, int part) { return in_chunks(ctx, lo, hi, part, unary_body); }
+static int fill_part(void *ctx, size_t lo, size_t hi, int part) { return in_chunks(ctx, lo, hi, part, fill_body); }
 
 int blas_unary(cuk_unop op, float *out, const float *in, size_t n)
 {
     ewise_job j = {.un = op, .out = out, .x = in};
     return host_parallel(unary_part, &j, n, GRAIN);
-}
-
-static int fill_part(void *ctx, size_t lo, size_t hi, int part)
-{
-    const ewise_job *j = ctx;
-    for (size_t i = lo; i < hi; i += CHUNK) {
-        if (host_stopping(part))
-            return -1;
-        fill_block(j->out + i, j->xv, min_size(CHUNK, hi - i));
-    }
-    return 0;
 }
 
 int blas_fill(float *out, float v, size_t n)
