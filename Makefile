@@ -88,8 +88,9 @@ else
 KERNEL_SRC += kernels/gpu_none.c
 endif
 
-# dlopen, dlsym, dladdr (the BLAS, cuBLAS); in libc itself since glibc 2.34.
-LDLIBS += -ldl
+# dlopen, dlsym, dladdr (the BLAS, cuBLAS), and mode blas's thread pool
+# (kernels/host_threads.c); in libc itself since glibc 2.34.
+LDLIBS += -ldl -lpthread
 
 ifeq ($(WITH_READLINE),1)
 FEATURES += -DCUK_HAVE_READLINE=1
@@ -151,6 +152,10 @@ run: $(BIN)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Mode blas's loops (sums in lanes, elementwise blocks) are written for the
+# vectoriser, which GCC runs only from -O3.
+$(BUILD)/kernels/blas_host.o: ALL_CFLAGS += -O3
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)

@@ -22,6 +22,7 @@
 #include "engine/snapshot.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
+#include "kernels/host_threads.h"
 #include "kernels/variants.h"
 
 static const char *arg_text(const stmt *st, int i) { return i < st->narg ? st->arg[i]->text : NULL; }
@@ -196,7 +197,8 @@ static void info_host(void)
     out_printf("host FP32: %d cores x %d lanes (%s%s) x 2 x %.2f GHz (%s)\n", h->cores, h->simd_floats, h->simd,
                h->fma ? ", FMA" : ", no FMA", h->clock_ghz, h->clock_from);
     out_printf("          = %.1f GFLOP/s peak; one core %.1f (mode cpu runs on one)\n", h->peak_gflops, h->core_gflops);
-    out_printf("host memory: %.1f GB/s, one thread's copy (bytes read + written), measured once\n", gbs);
+    out_printf("host memory: %.1f GB/s, a copy on %d threads (bytes read + written), measured once\n", gbs,
+               host_threads());
 }
 
 /* Everything that happened once, never inside a timed region. */

@@ -22,7 +22,7 @@ typedef struct {
     char host_name[128];
     int host_cores;
     double host_gflops, host_core_gflops;
-    double host_gbs;           /* one thread's copy; 0 unknown */
+    double host_gbs;           /* a copy on every core; 0 unknown */
 } cost_ceilings;
 
 /* This machine's ceilings; measure_host: measure the host's bandwidth if

@@ -1,7 +1,7 @@
 /* host.h - the host's ceilings, as `info`, `why` and bench's "% of peak"
  * use them: the CPU's FP32 peak (cores x SIMD width x 2 x clock, read from
  * /proc/cpuinfo and cpufreq) and its memory bandwidth, measured once by a
- * short copy on one thread. */
+ * short copy on every thread of mode blas's pool. */
 #ifndef CUK_HOST_H
 #define CUK_HOST_H
 
@@ -20,8 +20,8 @@ typedef struct {
 /* The CPU, read once. */
 const host_facts *host_get(void);
 
-/* Copy bandwidth of one thread in GB/s (bytes read + written per second),
- * measured on the first call (about 0.2 s, a one-time cost kept apart from
+/* Copy bandwidth of all cores in GB/s (bytes read + written per second),
+ * measured on the first call (about 0.3 s, a one-time cost kept apart from
  * every timed region); 0 if it could not be measured. */
 double host_copy_gbs(void);
 /* The same if it has been measured already, else 0 (never measures). */

@@ -473,7 +473,7 @@ static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
     sb_printf(b, "- device: %s\n", d.usable ? d.f.name : "none");
     if (ce->device)
         sb_printf(b, "- device ceilings: %.1f GFLOP/s FP32, %.1f GB/s\n", ce->dev_gflops, ce->dev_gbs);
-    sb_printf(b, "- host: %s, %d cores, %.1f GFLOP/s peak, %.1f GB/s (one thread's copy)\n", ce->host_name,
+    sb_printf(b, "- host: %s, %d cores, %.1f GFLOP/s peak, %.1f GB/s (a copy on every core)\n", ce->host_name,
               ce->host_cores, ce->host_gflops, ce->host_gbs);
     if (d.usable)
         sb_printf(b, "- CUDA driver %d.%d, runtime %d.%d, cuBLAS %d\n", d.f.driver_version / 1000,

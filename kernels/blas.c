@@ -1,18 +1,19 @@
-/* blas.c - mode blas: the system's BLAS, whichever library is found when
- * the mode is first wanted (OpenBLAS on all cores, the single-threaded
- * reference BLAS, BLIS, MKL), for the operations BLAS has: the product, dot
- * and the 2-norm. The rest comes from mode cpu through the mode table.
+/* blas.c - mode blas's product: the system's BLAS, whichever library is
+ * found when the mode is first wanted (OpenBLAS on all cores, the
+ * single-threaded reference BLAS, BLIS, MKL). Its other operations are
+ * cuk's own loops on every core (blas_host.c).
  *
  * The library is opened with dlopen, not linked: OpenBLAS starts a thread
  * per core when it is loaded (33 ms for an empty program with 64 threads),
  * which every start of cuk would pay, blas or not. CUK_BLAS names another
  * library file to use instead (a path, or a name the loader searches for).
  *
- * Results must not depend on which BLAS it is. Only routines that every
- * BLAS computes to float32 accuracy are used: sgemm (each element a float
- * sum of k products, as in mode cpu) and dsdot (a double sum). snrm2 is not:
- * the reference BLAS adds squares in float32 and stops growing past about
- * 2^24 elements (its norm of rand(5000, 4000) is 1% low). */
+ * Results must not depend on which BLAS it is, so only sgemm is used: each
+ * element a float sum of k products, as in mode cpu. Dot and norm are not
+ * taken from the BLAS: the reference BLAS's snrm2 adds squares in float32
+ * and stops growing past about 2^24 elements (its norm of rand(5000, 4000)
+ * is 1% low), and OpenBLAS's dsdot ran on one thread; blas_host.c adds in
+ * double on every core. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <math.h>
@@ -26,11 +27,8 @@
 
 #ifdef CUK_HAVE_BLAS
 
-/* The entry points of mode blas (modes.c); the rest of its table comes from
- * mode cpu, whose reduce handles what BLAS has no routine for. */
+/* The entry point of mode blas defined here (modes.c). */
 cuk_matmul_fn blas_matmul;
-cuk_reduce_fn blas_reduce, cpu_reduce;
-cuk_dot_fn blas_dot;
 
 /* --- the library, loaded on first use --------------------------------------
  * The CBLAS functions used, with CBLAS's own types (its enums are ints in
@@ -38,7 +36,6 @@ cuk_dot_fn blas_dot;
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void sgemm_fn(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda,
                       const float *b, int ldb, float beta, float *c, int ldc);
-typedef double dsdot_fn(int n, const float *x, int incx, const float *y, int incy);
 
 /* Tried in order when CUK_BLAS is not set: OpenBLAS, then what Debian's
  * alternatives call libblas.so.3 (OpenBLAS too, or the reference BLAS, whose
@@ -50,7 +47,7 @@ static struct {
     char why[400];
     void *handle;
     sgemm_fn *sgemm;
-    dsdot_fn *dsdot;
+    double budget; /* FLOPs a block of the product may take (below) */
 } lib;
 
 /* Open file and find the functions in it: 0, or -1 with lib.why set. */
@@ -62,9 +59,8 @@ static int open_blas(const char *file)
         return -1;
     }
     lib.sgemm = (sgemm_fn *)dlsym(h, "cblas_sgemm");
-    lib.dsdot = (dsdot_fn *)dlsym(h, "cblas_dsdot");
-    if (!lib.sgemm || !lib.dsdot) {
-        snprintf(lib.why, sizeof lib.why, "%s has no CBLAS interface (cblas_sgemm, cblas_dsdot)", file);
+    if (!lib.sgemm) {
+        snprintf(lib.why, sizeof lib.why, "%s has no CBLAS interface (cblas_sgemm)", file);
         dlclose(h);
         return -1;
     }
@@ -106,18 +102,21 @@ static int need_blas(void)
 /* --- the product, in panels ------------------------------------------------
  * sgemm cannot be interrupted, so a large product runs as a sequence of
  * calls on blocks of c, with a Ctrl-C check before each. Each block should
- * take about PANEL_SECONDS: short enough that Ctrl-C is noticed within a
- * fifth of a second, long enough that the BLAS keeps its speed (each call
- * packs its panel of b again: at 4096^3 on 2 cores, OpenBLAS ran 64-row
- * calls at 72% of one call's rate, 384-row ones (0.13 s) at 85%; with more
- * cores the panels grow towards MAX_PANEL_FLOPS). Rates differ by 100x
- * between libraries and shapes, so the first block of every product is
- * small and each next one is sized from the rate measured on the last,
- * growing at most GROWTH times. */
-#define PANEL_SECONDS 0.1
+ * take about PANEL_SECONDS: Ctrl-C is then noticed within a fifth of a
+ * second, and every product that takes less than that is one call, as in
+ * NumPy. Splitting costs: each call packs its panel of b again and starts
+ * the BLAS's threads again (on 16 cores, 1037x1055x1031 in three calls ran
+ * at 0.82 of one call's rate, 4096^3 in six at 0.70). Rates differ by 100x between
+ * libraries and shapes, so the first block cuk ever runs is small, and
+ * each next one is sized from the rate measured on the last, growing at
+ * most GROWTH times. The budget is kept from one product to the next:
+ * after the first, a product of the same kind is one call. Only blocks
+ * that took long enough for their rate to mean something may lower it (a
+ * 1x1 product's rate is all call overhead). */
+#define PANEL_SECONDS 0.2
 #define FIRST_PANEL_FLOPS 5e7 /* 0.05 s for the reference BLAS at 1 GFLOP/s */
-#define MAX_PANEL_FLOPS 5e10  /* beyond this a bigger call gains nothing */
 #define GROWTH 16.0
+#define MEASURABLE_SECONDS 0.002
 
 static double seconds_now(void)
 {
@@ -130,7 +129,6 @@ typedef struct {
     float *c;
     const float *a, *b;
     int n, k;        /* c is m x n, a m x k, b k x n, all row-major */
-    double budget;   /* FLOPs the next block may take */
 } panel_walk;
 
 /* c[i0.., j0..] (rows x cols) = a[i0..] @ b[:, j0..], after a Ctrl-C check;
@@ -143,17 +141,18 @@ static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
     lib.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
               w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
     double dt = seconds_now() - t0;
-    double next = dt > 0 ? flops / dt * PANEL_SECONDS : MAX_PANEL_FLOPS;
-    if (next > GROWTH * w->budget)
-        next = GROWTH * w->budget;
-    w->budget = next < MAX_PANEL_FLOPS ? next : MAX_PANEL_FLOPS;
+    double next = dt > 0 ? flops / dt * PANEL_SECONDS : GROWTH * lib.budget;
+    if (next > GROWTH * lib.budget)
+        next = GROWTH * lib.budget;
+    if (dt >= MEASURABLE_SECONDS || next > lib.budget)
+        lib.budget = next;
     return 0;
 }
 
 /* How many of `left` units of `cost` FLOPs each fit the budget: at least 1. */
 static int units_fitting(const panel_walk *w, double cost, int left)
 {
-    double fit = w->budget / cost;
+    double fit = lib.budget / cost;
     return fit < 1 ? 1 : fit < left ? (int)fit : left;
 }
 
@@ -172,57 +171,17 @@ static int row_in_blocks(panel_walk *w, int i)
  * blocks of columns (a 1 x 20000 @ 20000 x 20000 row is 0.8 GFLOP). */
 int blas_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    panel_walk w = {c, a, b, n, k, FIRST_PANEL_FLOPS};
+    panel_walk w = {c, a, b, n, k};
     const double row_flops = 2.0 * n * k;
     if (need_blas() != 0)
         return -1;
+    if (lib.budget <= 0)
+        lib.budget = FIRST_PANEL_FLOPS;
     for (int i = 0, rows; i < m; i += rows) {
         rows = units_fitting(&w, row_flops, m - i);
-        if (w.budget < row_flops ? row_in_blocks(&w, i) : panel_run(&w, i, rows, 0, n))
+        if (lib.budget < row_flops ? row_in_blocks(&w, i) : panel_run(&w, i, rows, 0, n))
             return -1;
     }
-    return 0;
-}
-
-/* --- dot and norm ----------------------------------------------------------
- * dsdot: float inputs, each product exact in double, a double sum (also for
- * the norm: a float's square can neither overflow nor underflow a double).
- * Long vectors go in pieces summed here in double, with a Ctrl-C check
- * between them; the pieces also bound the error of a BLAS whose dsdot were
- * to add in float after all. */
-#define PIECE ((size_t)1 << 20)
-
-/* The sum of x[i] * y[i] over n elements, in double; -1 if interrupted. */
-static int dsdot_long(const float *x, const float *y, size_t n, double *out)
-{
-    double acc = 0;
-    if (need_blas() != 0)
-        return -1;
-    for (size_t i = 0; i < n; i += PIECE) {
-        if (cuk_check_interrupt())
-            return -1;
-        acc += lib.dsdot((int)(n - i < PIECE ? n - i : PIECE), x + i, 1, y + i, 1);
-    }
-    *out = acc;
-    return 0;
-}
-
-int blas_dot(float *out, const float *x, const float *y, size_t n)
-{
-    double acc = 0;
-    int rc = dsdot_long(x, y, n, &acc);
-    *out = (float)acc;
-    return rc;
-}
-
-int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    double sq;
-    if (op != CUK_RED_NORM)
-        return cpu_reduce(op, out, in, n);
-    if (dsdot_long(in, in, n, &sq) != 0)
-        return -1;
-    *out = (float)sqrt(sq);
     return 0;
 }
 

@@ -13,14 +13,14 @@
 /* The entry points the rows name, each defined in its mode's file. */
 cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul, tf32_matmul,
     tf32x3_matmul;
-cuk_transpose_fn cpu_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
-cuk_ewise_fn cpu_ewise, gpu_ewise, fast_ewise;
-cuk_unary_fn cpu_unary, gpu_unary, fast_unary;
+cuk_transpose_fn cpu_transpose, blas_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
+cuk_ewise_fn cpu_ewise, blas_ewise, gpu_ewise, fast_ewise;
+cuk_unary_fn cpu_unary, blas_unary, gpu_unary, fast_unary;
 cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce, fast_reduce;
 cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, fast_dot, cublas_dot;
-cuk_fill_fn cpu_fill, gpu_fill;
-cuk_eye_fn cpu_eye, gpu_eye;
-cuk_random_fn cpu_random, gpu_random;
+cuk_fill_fn cpu_fill, blas_fill, gpu_fill;
+cuk_eye_fn cpu_eye, blas_eye, gpu_eye;
+cuk_random_fn cpu_random, blas_random, gpu_random;
 cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
 int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
 
@@ -43,8 +43,10 @@ static cuk_backend table[] = {
      .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
              cpu_copy2d}},
     {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
-     .summary = "the system BLAS (cblas_sgemm): what a CPU user would pick", .detail = blas_describe,
-     .ops = {.matmul = BLAS_OP(blas_matmul), .reduce = BLAS_OP(blas_reduce), .dot = BLAS_OP(blas_dot)}},
+     .summary = "the system BLAS (cblas_sgemm); the rest on every core, vectorised: the best a CPU does",
+     .detail = blas_describe,
+     .ops = {BLAS_OP(blas_matmul), BLAS_OP(blas_transpose), BLAS_OP(blas_ewise), BLAS_OP(blas_unary),
+             BLAS_OP(blas_reduce), BLAS_OP(blas_dot), BLAS_OP(blas_fill), BLAS_OP(blas_eye), BLAS_OP(blas_random)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */
     {.name = "naive", .needs = NEEDS_GPU, .matmul_reuse = 1,
      .summary = "GPU: one thread per output element, global memory only",

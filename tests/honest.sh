@@ -46,16 +46,16 @@ if [ "$too_wide" -le 80 ]; then pass bench_fits_80; else fail bench_fits_80 "a l
 out=$("$cuk" -e "$setup bench cpu nosuch: A @ B" 2>&1)
 expect bench_unknown_mode "unknown mode 'nosuch'" "$out"
 
-# blas borrows cpu's elementwise code, and cpu against itself is the same
-# code too: never a speedup, whatever the clock said.
-out=$("$cuk" --json -e "$setup bench cpu blas cpu: A + C" 2>&1)
+# blas borrows cpu's concatenation (copy2d), and cpu against itself is the
+# same code too: never a speedup, whatever the clock said.
+out=$("$cuk" --json -e "$setup bench cpu blas cpu: [A C]" 2>&1)
 noise=$(python3 -c '
 import json, sys
 t = json.loads(sys.stdin.readline())
 rows = [r for r in t["rows"] if r["available"]]
 print(all(r["x_cpu"]["noise"] for r in rows[1:]) and all(r["same_code_as_cpu"] for r in rows))' <<<"$out")
 [ "$noise" = True ] && pass bench_same_code_is_noise || fail bench_same_code_is_noise "$out"
-out=$("$cuk" -e "$setup bench cpu blas cpu: A + C" 2>&1)
+out=$("$cuk" -e "$setup bench cpu blas cpu: [A C]" 2>&1)
 expect bench_noise_shown '^  blas +.* ~1x \(noise\)' "$out"
 
 out=$(CUK_LADDER_RUN_LIMIT_MS=0.0001 "$cuk" -e 'ladder cpu blas: A @ B for n in 4 8 16 32' 2>&1)

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""perf_host.py - mode blas's product against NumPy's, on the same host and
+cores, in one run: NumPy's a @ b (float32, the BLAS NumPy bundles) and cuk's
+blas product (build/bench/perf_host --serve, the mode table's entry point)
+timed turn about in blocks, each side's runs on its own monotonic clock;
+medians of at least 21 runs each. Twice: each product into a new result
+(a @ b; `C = A @ B` in cuk), which maps the result's pages inside the
+time, and into one kept result (matmul(a, b, out=c)): the BLAS call alone.
+Also NumPy's sum, dot and x + y over 2^26 floats, beside perf_host's own
+figures for the same operations.
+
+Between blocks both sides rest REST seconds: a BLAS's threads spin for a
+while after a call, and a block must not share the cores with the other
+process's spinning threads."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPES = [(1037, 1055, 1031), (4096, 4096, 4096)]
+BLOCKS, PER_BLOCK, REST = 7, 3, 0.3
+
+
+def numpy_threads():
+    try:
+        import threadpoolctl
+        return "; ".join(f"{i['internal_api']} {i['version']} {i['num_threads']} threads ({os.path.basename(i['filepath'])})"
+                         for i in threadpoolctl.threadpool_info())
+    except ImportError:
+        return "threadpoolctl not installed"
+
+
+def stats(ms):
+    ms = sorted(ms)
+    return ms[len(ms) // 2], ms[0], ms[-1]
+
+
+def numpy_times(a, b, c, runs):
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        if c is None:
+            a @ b
+        else:
+            np.matmul(a, b, out=c)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def cuk_times(proc, m, k, n, runs, fresh):
+    proc.stdin.write(f"{m} {k} {n} {runs} {int(fresh)}\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    if not line:
+        sys.exit("perf_host --serve stopped")
+    return [float(x) for x in line.split()]
+
+
+def product_pair(proc, m, k, n, fresh):
+    rng = np.random.default_rng(1)
+    a = rng.random((m, k), dtype=np.float32)
+    b = rng.random((k, n), dtype=np.float32)
+    c = None if fresh else np.empty((m, n), dtype=np.float32)
+    numpy_times(a, b, c, 3)  # warm-ups: threads started, pages touched
+    cuk_times(proc, m, k, n, 3, fresh)
+    np_ms, cuk_ms = [], []
+    for _ in range(BLOCKS):
+        time.sleep(REST)
+        np_ms += numpy_times(a, b, c, PER_BLOCK)
+        time.sleep(REST)
+        cuk_ms += cuk_times(proc, m, k, n, PER_BLOCK, fresh)
+    flops = 2.0 * m * n * k
+    (nm, nlo, nhi), (cm, clo, chi) = stats(np_ms), stats(cuk_ms)
+    how, tag = ("a @ b", "") if fresh else ("out=c", "_out")
+    print(f"numpy {how} {m}x{k}x{n}: {nm:.3f} ms ({nlo:.3f} .. {nhi:.3f}) = {flops / nm / 1e6:.0f} GFLOP/s, {len(np_ms)} runs")
+    print(f"cuk   {how} {m}x{k}x{n}: {cm:.3f} ms ({clo:.3f} .. {chi:.3f}) = {flops / cm / 1e6:.0f} GFLOP/s, {len(cuk_ms)} runs")
+    name = f"host_blas_vs_numpy_matmul{tag}_{m}x{k}x{n}"
+    print(f"ratio {name:<44} {nm / cm:8.3f}  target >= 1.00{'  ok' if nm / cm >= 1 else '  MISSED'}")
+
+
+def numpy_streams():
+    n = 1 << 26
+    rng = np.random.default_rng(2)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    z = np.empty_like(x)
+    for name, f, arrays in [("copy", lambda: np.copyto(z, x), 2), ("sum", lambda: x.sum(), 1),
+                            ("dot", lambda: np.dot(x, y), 2), ("add", lambda: np.add(x, y, out=z), 3)]:
+        f()
+        ms = []
+        for _ in range(21):
+            t0 = time.perf_counter()
+            f()
+            ms.append((time.perf_counter() - t0) * 1e3)
+        md, lo, hi = stats(ms)
+        print(f"numpy {name:<4} 2^26 floats: {md:8.3f} ms ({lo:.3f} .. {hi:.3f}) = {arrays * 4 * n / md / 1e6:6.1f} GB/s")
+
+
+def main():
+    build = os.environ.get("BUILD", "build")
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", build, "bench", "perf_host")
+    if not os.access(exe, os.X_OK):
+        sys.exit(f"perf_host.py: {exe} not built (make bench)")
+    print(f"# numpy {np.__version__}: {numpy_threads()}; {os.cpu_count()} CPUs, {len(os.sched_getaffinity(0))} usable")
+    proc = subprocess.Popen([exe, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        for m, k, n in SHAPES:
+            for fresh in (True, False):
+                product_pair(proc, m, k, n, fresh)
+    finally:
+        proc.stdin.close()
+        proc.wait()
+    numpy_streams()
+
+
+if __name__ == "__main__":
+    main()
