@@ -14,14 +14,24 @@ import time
 
 LINES = 100_000
 CUK = os.environ.get("CUK", "./cuk")
-HEAD = "mode cublas; seed 1; A = rand(64, 64); B = rand(64, 64); C = A @ B;\n"
 TAIL = "sum(C)\n"
+# Where a line's cost goes, beside the measured case (no target): another
+# mode's product (fast: one launch of cuk's own kernel), a smaller product
+# (less device work, the same host work), an elementwise launch, and no
+# launch at all (the engine alone).
+CASES = [
+    ("cublas", 64, "C = A @ B;"),
+    ("fast", 64, "C = A @ B;"),
+    ("cublas", 8, "C = A @ B;"),
+    ("cublas", 64, "C = A + B;"),
+    ("cublas", 64, "C = A;"),
+]
 
 
-def script(path, lines):
+def script(path, mode, n, line, lines):
     with open(path, "w") as f:
-        f.write(HEAD)
-        f.write("C = A @ B;\n" * lines)
+        f.write(f"mode {mode}; seed 1; A = rand({n}, {n}); B = rand({n}, {n}); C = A @ B;\n")
+        f.write((line + "\n") * lines)
         f.write(TAIL)
 
 
@@ -55,18 +65,22 @@ def main():
 
     x = torch.rand(64, 64, device="cuda")
     y = torch.rand(64, 64, device="cuda")
+    per = {c: [] for c in CASES}
+    torch_per = []
     with tempfile.TemporaryDirectory() as tmp:
-        full, empty = f"{tmp}/full.cuk", f"{tmp}/empty.cuk"
-        script(full, LINES)
-        script(empty, 0)
-        cuk_us, torch_per = [], []
+        for c in CASES:
+            script(f"{tmp}/{c[0]}{c[1]}{len(c[2])}full.cuk", *c, LINES)
+            script(f"{tmp}/{c[0]}{c[1]}{len(c[2])}empty.cuk", *c, 0)
         for _ in range(3):
-            base = cuk_seconds(empty)
-            whole = cuk_seconds(full)
-            cuk_us.append((whole - base) / LINES * 1e6)
+            for c in CASES:
+                base = cuk_seconds(f"{tmp}/{c[0]}{c[1]}{len(c[2])}empty.cuk")
+                whole = cuk_seconds(f"{tmp}/{c[0]}{c[1]}{len(c[2])}full.cuk")
+                per[c].append((whole - base) / LINES * 1e6)
             torch_per.append(torch_us(torch, x, y, LINES))
-    print(f"cuk, a piped line `C = A @ B;` at 64x64 in cublas: {spread(cuk_us)}")
-    print(f"PyTorch x @ y without synchronising, 64x64:        {spread(torch_per)}")
+    for c in CASES:
+        print(f"cuk, a piped line `{c[2]}` at {c[1]}x{c[1]} in {c[0]}: {spread(per[c])}")
+    print(f"PyTorch x @ y without synchronising, 64x64: {spread(torch_per)}")
+    cuk_us = per[CASES[0]]
     r = statistics.median(cuk_us) / statistics.median(torch_per)
     print(f"ratio {'launch floor: cuk line / PyTorch product':<44} {r:8.3f}  target <= 0.60{'  ok' if r <= 0.6 else '  MISSED'}")
 

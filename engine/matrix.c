@@ -60,11 +60,75 @@ static size_t host_available(void)
     return (size_t)kb * 1024;
 }
 
+/* Freed host buffers of KEEP_MIN bytes and more are kept for the next
+ * allocation of the same size, as the device pool keeps its blocks: a
+ * product repeated into a fresh result (C = A @ B, again) then writes pages
+ * that are already mapped. A fresh 64 MiB result faulted in 4 KiB pages by
+ * the BLAS's 16 threads cost about 35 ms of a 160 ms product at 4096^3
+ * (kernels/PERF.md, ## blas). At most KEEP buffers, KEEP_BYTES in all. */
+#define KEEP 4
+#define KEEP_MIN ((size_t)1 << 20)
+#define KEEP_BYTES ((size_t)1 << 30)
+
+static struct {
+    float *p[KEEP]; /* oldest first */
+    size_t bytes[KEEP];
+    int n;
+    size_t total;
+} kept;
+
+/* Take kept buffer i out of the list. */
+static float *kept_remove(int i)
+{
+    float *p = kept.p[i];
+    kept.total -= kept.bytes[i];
+    kept.n--;
+    memmove(&kept.p[i], &kept.p[i + 1], (size_t)(kept.n - i) * sizeof kept.p[0]);
+    memmove(&kept.bytes[i], &kept.bytes[i + 1], (size_t)(kept.n - i) * sizeof kept.bytes[0]);
+    return p;
+}
+
+/* A kept buffer of exactly `bytes`, or NULL. */
+static float *kept_take(size_t bytes)
+{
+    for (int i = kept.n - 1; i >= 0; i--)
+        if (kept.bytes[i] == bytes)
+            return kept_remove(i);
+    return NULL;
+}
+
+void mat_host_trim(void)
+{
+    while (kept.n)
+        free(kept_remove(0));
+}
+
+/* Keep p for reuse (the oldest kept go first to make room), or free it. */
+static void host_release(float *p, size_t bytes)
+{
+    host_total -= bytes;
+    if (bytes < KEEP_MIN || bytes > KEEP_BYTES) {
+        free(p);
+        return;
+    }
+    while (kept.n == KEEP || kept.total + bytes > KEEP_BYTES)
+        free(kept_remove(0));
+    kept.p[kept.n] = p;
+    kept.bytes[kept.n++] = bytes;
+    kept.total += bytes;
+}
+
 static float *host_alloc(size_t bytes)
 {
     char need[32], have[32];
-    size_t avail = bytes > (64u << 20) ? host_available() : 0;
-    float *p = (avail && bytes > avail) ? NULL : malloc(bytes);
+    float *p = kept_take(bytes);
+    size_t avail = !p && bytes > (64u << 20) ? host_available() : 0;
+    if (avail && bytes > avail && kept.total) { /* what is kept is free memory too */
+        mat_host_trim();
+        avail = host_available();
+    }
+    if (!p)
+        p = (avail && bytes > avail) ? NULL : malloc(bytes);
     if (!p) {
         if (!avail)
             avail = host_available();
@@ -152,10 +216,8 @@ void mat_unref(cuk_matrix *m)
 {
     if (!m || --m->refs > 0)
         return;
-    if (m->host) {
-        host_total -= mat_bytes(m);
-        free(m->host);
-    }
+    if (m->host)
+        host_release(m->host, mat_bytes(m));
     pool_free(m->dev);
     free(m);
 }
@@ -184,8 +246,7 @@ float *mat_host(cuk_matrix *m)
     if (!h)
         return NULL;
     if (copy_timed(0, h, m->dev->ptr, mat_bytes(m)) != 0) {
-        host_total -= mat_bytes(m);
-        free(h);
+        host_release(h, mat_bytes(m));
         return NULL;
     }
     return m->host = h;

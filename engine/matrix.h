@@ -94,7 +94,10 @@ size_t mat_dev_bytes(const cuk_matrix *m);
 /* Tests: fill every new buffer with NaN so unwritten outputs show. */
 void mat_set_poison(int on);
 
-/* Host memory held by all live matrices. */
+/* Host memory held by all live matrices (buffers kept for reuse not
+ * counted). */
 size_t mat_host_total(void);
+/* Free the host buffers kept for reuse (see matrix.c). */
+void mat_host_trim(void);
 
 #endif

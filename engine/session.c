@@ -51,6 +51,7 @@ void session_free(cuk_session *s)
         return;
     ws_clear(&s->ws);
     free(s->ws.e);
+    mat_host_trim();
     attach(NULL);
     free(s);
 }

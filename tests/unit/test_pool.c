@@ -1,9 +1,12 @@
 /* test_pool.c - the device memory pool on a fake device made of host
  * memory with a capacity: reuse, segments, size classes, trim-and-retry,
- * the out-of-memory message, poisoning. */
+ * the out-of-memory message, poisoning; and the large host buffers that
+ * matrix.c keeps for reuse. */
+#include <math.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "engine/matrix.h"
 #include "engine/pool.h"
 #include "tests/check.h"
 
@@ -144,6 +147,59 @@ static void poison(void)
     pool_free(a);
 }
 
+/* A freed host matrix of 1 MiB or more gives its buffer to the next one of
+ * the same size, so that a repeated product writes mapped pages; the live
+ * total counts only live matrices; at most four are kept. */
+static void host_buffers_reused(void)
+{
+    cuk_matrix *a = mat_new_host(1024, 1024);
+    float *p = a ? a->host : NULL;
+    size_t before = mat_host_total();
+    mat_unref(a);
+    CHECK(mat_host_total() == before - 4u * 1024 * 1024);
+    cuk_matrix *b = mat_new_host(1024, 1024);
+    CHECKF(b && b->host == p, "a freed 4 MiB buffer was not reused");
+    CHECK(mat_host_total() == before);
+    mat_unref(b);
+    cuk_matrix *m[6];
+    float *first[6];
+    for (int i = 0; i < 6; i++) {
+        m[i] = mat_new_host(512, 1024);
+        first[i] = m[i] ? m[i]->host : NULL;
+    }
+    for (int i = 0; i < 6; i++)
+        mat_unref(m[i]);
+    int reused = 0;
+    for (int i = 0; i < 6; i++) {
+        m[i] = mat_new_host(512, 1024);
+        for (int j = 0; m[i] && j < 6; j++)
+            reused += m[i]->host == first[j];
+    }
+    CHECKF(reused <= 4, "%d of 6 buffers came back: at most 4 are kept", reused);
+    CHECKF(reused >= 3, "only %d of 6 buffers came back", reused);
+    for (int i = 0; i < 6; i++)
+        mat_unref(m[i]);
+    mat_host_trim();
+}
+
+/* A reused buffer is poisoned like a fresh one. */
+static void host_buffers_poisoned(void)
+{
+    mat_set_poison(1);
+    cuk_matrix *a = mat_new_host(1024, 512);
+    for (size_t i = 0; a && i < mat_numel(a); i++)
+        a->host[i] = 1.0f;
+    mat_unref(a);
+    cuk_matrix *b = mat_new_host(1024, 512);
+    int nan = b != NULL;
+    for (size_t i = 0; b && i < mat_numel(b); i++)
+        nan &= isnan(b->host[i]);
+    CHECK(nan);
+    mat_unref(b);
+    mat_set_poison(0);
+    mat_host_trim();
+}
+
 int main(void)
 {
     pool_init(&fake);
@@ -152,6 +208,8 @@ int main(void)
     RUN(size_classes);
     RUN(trim_and_retry_then_report);
     RUN(poison);
+    RUN(host_buffers_reused);
+    RUN(host_buffers_poisoned);
     pool_trim();
     return check_exit();
 }
