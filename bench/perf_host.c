@@ -125,8 +125,9 @@ static void product_free(product *p)
 }
 
 /* runs timed products into ms[]. fresh: each into a new result, as
- * `C = A @ B` in a session and NumPy's a @ b make one (its pages are
- * mapped on first write, inside the time); else into the kept one. */
+ * `C = A @ B` in a session and NumPy's a @ b make one (the engine gives it
+ * the buffer the last result of that size freed, as in a session: see
+ * matrix.c); else into the kept one. */
 static void product_times(product *p, double *ms, int runs, int fresh)
 {
     for (int r = 0; r < runs; r++) {
