@@ -1,8 +1,9 @@
 /* gpu_fast.cu - the `fast` mode's matrix product: plain CUDA C on the FP32
- * cores (no tensor cores, no library). A register-blocked SGEMM (8 x 8
- * outputs per thread, 32 x 64 per warp, 64..128 x 64..128 per block) fed by
- * a cp.async pipeline, split along k when the output has too few tiles to
- * fill the chip; matrix-vector kernels for the 1 x N and N x 1 products,
+ * cores (no tensor cores, no library). A register-blocked SGEMM (8 x 8 or
+ * 16 x 8 outputs per thread, 32..64 x 64 per warp, 64..128 x 64..128 per
+ * block) fed by a cp.async pipeline, its running sums folded into the
+ * output every 1024 of k, split along k when the output has too few tiles
+ * to fill the chip; matrix-vector kernels for the 1 x N and N x 1 products,
  * which are bound by memory bandwidth, not arithmetic. kernels/PERF.md
  * (## fast) records what each version measured. */
 #include "kernels/gpu_internal.h"
@@ -20,6 +21,14 @@ extern "C" cuk_matmul_fn fast_matmul;
 #endif
 #define FAST_APAD 4     /* floats of padding per k-row of a's tile (see fast_stage) */
 #define FAST_GROUP 8    /* block rows walked together, for L2 reuse of b's tiles */
+/* The k-depth of one running sum: a block adds its accumulators into its
+ * output every FAST_FOLD of k and starts them again from zero, because one
+ * FP32 sum of k products loses accuracy in proportion to k (3001x2999x3000
+ * on U(0,1) inputs: 3.9 times cuBLAS's error in one sum, 1.2 in sums 1024
+ * deep). A multiple of FAST_BK. */
+#define FAST_FOLD 1024
+
+static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* --- copies into shared memory ----------------------------------------------- */
 
@@ -82,7 +91,9 @@ typedef struct {
  * 16-byte loads, like its 8 values of b; b's tile as it is in memory. The
  * padding of 4 floats keeps the rows 16-byte aligned and halves the bank
  * conflicts of the transposed stores (2-way, on 8 stores against 64 loads
- * a stage). */
+ * a stage). A swizzle that removed the rest (columns 8..15 of each 16
+ * swapped with 0..7 in the k-rows q >= 8) ran 1% slower at 4096^3 and
+ * 2048^3 (PERF.md, v4): these stores are not what the loop waits for. */
 template <int BM, int BN> struct fast_stage {
     float as[FAST_BK][BM + FAST_APAD];
     float bs[FAST_BK][BN];
@@ -215,19 +226,60 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
     }
 }
 
-/* Four outputs of one row from column j on; 16 bytes at once where the
- * row allows. */
-static __device__ __forceinline__ void store4(const fast_args &p, float *out, int i, int j, const float *v)
+/* Four outputs of one row from column j on, written or (add) added to
+ * what the same thread wrote there before; 16 bytes at once where the row
+ * allows. */
+static __device__ __forceinline__ void store4(const fast_args &p, float *out, int i, int j, const float *v, bool add)
 {
     if (i >= p.m)
         return;
     float *dst = out + (size_t)i * p.n + j;
     if (p.vec_c && j + 3 < p.n) {
-        *(float4 *)dst = make_float4(v[0], v[1], v[2], v[3]);
+        float4 s = make_float4(v[0], v[1], v[2], v[3]);
+        if (add) {
+            float4 o = *(const float4 *)dst;
+            s.x += o.x, s.y += o.y, s.z += o.z, s.w += o.w;
+        }
+        *(float4 *)dst = s;
         return;
     }
     for (int t = 0; t < 4 && j + t < p.n; t++)
-        dst[t] = v[t];
+        dst[t] = add ? dst[t] + v[t] : v[t];
+}
+
+/* x, which the compiler cannot see through: addresses computed from it
+ * are computed where they are used, not hoisted out of the k loop into
+ * registers the accumulators need. */
+static __device__ __forceinline__ int opaque(int x)
+{
+    asm volatile("mov.b32 %0, %0;" : "+r"(x));
+    return x;
+}
+
+/* The thread's 4MI x 8 outputs (of its first row i and column j) into out
+ * slice z, written or added (see store4). */
+template <int MI>
+static __device__ __forceinline__ void store_tile(const fast_args &p, const float acc[4 * MI][8], int i, int j,
+                                                  bool add)
+{
+    i = opaque(i);
+    float *out = p.out + blockIdx.z * p.zstride;
+#pragma unroll
+    for (int t = 0; t < 4 * MI; t++) {
+        int row = i + (t / 4) * 16 + t % 4;
+        store4(p, out, row, j, &acc[t][0], add);
+        store4(p, out, row, j + 32, &acc[t][4], add);
+    }
+}
+
+/* A running sum starts (again) from zero. */
+template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 * MI][8])
+{
+#pragma unroll
+    for (int i = 0; i < 4 * MI; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = 0.0f;
 }
 
 /* The product, block by block: BM / WM x BN / 64 warps of WM x 64 outputs. Each k step
@@ -235,7 +287,9 @@ static __device__ __forceinline__ void store4(const fast_args &p, float *out, in
  * (into the buffer every thread finished with before the barrier), does 16
  * x 64 multiply-adds per thread from shared memory, then stores the a
  * pieces of that later stage, whose loads had the step's arithmetic to
- * arrive. */
+ * arrive. Every FAST_FOLD of k the accumulators go into out (the first
+ * time written, then added: the same thread, in the same order every run)
+ * and start again from zero. */
 #define FAST_THREADS(BM, BN, WM) ((BM) / (WM) * ((BN) / 64) * 32)
 template <int BM, int BN, int WM, bool VEC>
 static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 : 128 * 128 / (BM * BN) + 1)
@@ -256,12 +310,9 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     int r = (warp % (BM / WM)) * WM + (lane / 8) * 4;
     int c = (warp / (BM / WM)) * 64 + (lane % 8) * 4;
+    constexpr int fold = FAST_FOLD / FAST_BK; /* steps a running sum */
     float acc[4 * MI][8];
-#pragma unroll
-    for (int i = 0; i < 4 * MI; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            acc[i][j] = 0.0f;
+    zero_tile<MI>(acc);
 
 #pragma unroll
     for (int s = 0; s < FAST_STAGES - 1; s++) {
@@ -285,15 +336,12 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 
         fma_stage<BM, BN, MI>(acc, &st[s % FAST_STAGES], r, c);
         if (next < steps)
             store_a<BM, BN, T>(later, va, L, i0);
+        if ((s + 1) % fold == 0 && s + 1 < steps) {
+            store_tile<MI>(p, acc, i0 + r, j0 + c, s + 1 > fold);
+            zero_tile<MI>(acc);
+        }
     }
-
-    float *out = p.out + blockIdx.z * p.zstride;
-#pragma unroll
-    for (int i = 0; i < 4 * MI; i++) {
-        int row = i0 + r + (i / 4) * 16 + i % 4;
-        store4(p, out, row, j0 + c, &acc[i][0]);
-        store4(p, out, row, j0 + c + 32, &acc[i][4]);
-    }
+    store_tile<MI>(p, acc, i0 + r, j0 + c, steps > fold);
 }
 
 /* c = the sum of the `slices` partial products at part, slice after slice:
@@ -326,16 +374,51 @@ static __global__ void sum_slices(float *c, const float *part, size_t len, int s
     }
 }
 
+/* The same sum when there are many slices of a small output (a long k):
+ * sum_slices would give each thread a long walk down the slices in a grid
+ * too small to fill the chip. Here a block of SUM_WARPS warps takes 32
+ * outputs; warp w adds slices w, w + SUM_WARPS, ... and shared memory adds
+ * the warps' sums in warp order: the same order every run. */
+#define SUM_WARPS 8
+static __global__ void sum_slices_wide(float *c, const float *part, size_t len, int slices)
+{
+    __shared__ float sums[SUM_WARPS][32];
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    size_t i = (size_t)blockIdx.x * 32 + lane;
+    float s = 0.0f;
+    if (i < len)
+        for (int z = w; z < slices; z += SUM_WARPS)
+            s += part[(size_t)z * len + i];
+    sums[w][lane] = s;
+    __syncthreads();
+    if (w != 0 || i >= len)
+        return;
+    for (int v = 1; v < SUM_WARPS; v++)
+        s += sums[v][lane];
+    c[i] = s;
+}
+
+/* c (len floats) = the sum of the `slices` partial products at part. */
+static int sum_run(float *c, const float *part, size_t len, int slices)
+{
+    if (slices >= 2 * SUM_WARPS) {
+        GPU_LAUNCH(sum_slices_wide, gpu_cdiv((long long)len, 32), SUM_WARPS * 32, 0, c, part, len, slices);
+        return 0;
+    }
+    int vec = len % 4 == 0 && aligned16(c) && aligned16(part);
+    GPU_LAUNCH(sum_slices, gpu_grid_1d(vec ? len / 4 : len), GPU_THREADS, 0, c, part, len, slices, vec);
+    return 0;
+}
+
 /* --- the configurations and the choice among them ------------------------------- */
 
 #define FAST_SMEM(BM, BN) (FAST_STAGES * sizeof(fast_stage<BM, BN>))
 
 /* The tile shapes (block BM x BN, warp WM x 64). rel is the rate of a full
  * SM running the shape relative to 64 x 128 / 32, from the 4096^3 times on
- * the H100 (PERF.md). 128 x 128 / 64 (16 x 8 outputs a thread, 4 warps, 2
- * blocks an SM) is the fastest, but with 8 warps an SM it only pays when
- * every SM has several blocks to run (min_per_sm). Each shape has a kernel
- * for 16-byte aligned rows and one that reads every float on its own. */
+ * the H100 (PERF.md); 128 x 128 / 64 (16 x 8 outputs a thread, 4 warps, 2
+ * blocks an SM) is the fastest. Each shape has a kernel for 16-byte
+ * aligned rows and one that reads every float on its own. */
 typedef struct {
     const char *name, *name_any;
     void (*kernel)(fast_args);     /* rows of a and b 16-byte aligned */
@@ -343,26 +426,20 @@ typedef struct {
     int bm, bn, threads;
     size_t smem;
     double rel;
-    int min_per_sm; /* used only when the busiest SM gets at least this many blocks */
 } fast_config;
 
-#define FAST_CONFIG(BM, BN, WM, REL, MIN)                                                                          \
+#define FAST_CONFIG(BM, BN, WM, REL)                                                                               \
     {"fast_sgemm<" #BM "x" #BN "/" #WM ">", "fast_sgemm<" #BM "x" #BN "/" #WM ",unaligned>",                         \
      fast_sgemm<BM, BN, WM, true>, fast_sgemm<BM, BN, WM, false>, BM, BN, FAST_THREADS(BM, BN, WM),               \
-     FAST_SMEM(BM, BN), REL, MIN}
+     FAST_SMEM(BM, BN), REL}
 static const fast_config configs[] = {
-    FAST_CONFIG(64, 128, 32, 1.00, 0),
-    FAST_CONFIG(128, 128, 32, 0.99, 0),
-    FAST_CONFIG(128, 64, 32, 0.92, 0),
-    FAST_CONFIG(64, 64, 32, 0.97, 0),
-    FAST_CONFIG(128, 128, 64, 1.03, 4),
+    FAST_CONFIG(64, 128, 32, 1.00),
+    FAST_CONFIG(128, 64, 32, 0.92),
+    FAST_CONFIG(64, 64, 32, 0.97),
+    FAST_CONFIG(128, 128, 64, 1.03),
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 #define FAST_MAX_SLICES 256
-/* The longest k-slice: one running sum per output over more than this
- * many terms loses more than cuBLAS's own error allows (3001x2999x3000 on
- * U(0,1) inputs: 3.9 times cuBLAS's error in one slice, 1.0 in three). */
-#define FAST_MAX_KCHUNK 1024
 
 /* How a product runs: a configuration, the number of k-slices, and whether
  * the rows of a and b are 16-byte aligned. */
@@ -372,20 +449,28 @@ typedef struct {
     int vec;
 } fast_plan;
 
-/* Allow each kernel its dynamic shared memory past the 48 KB default; once
- * per process. */
+/* Blocks of each configuration an SM holds at once (occupancy API), for
+ * plan_cost; set by configs_ready. */
+static int resident[NCONFIGS];
+
+/* Allow each kernel its dynamic shared memory past the 48 KB default, and
+ * learn how many blocks of it an SM holds; once per process. */
 static int configs_ready(void)
 {
     static int done;
     if (done)
         return 0;
-    for (int i = 0; i < NCONFIGS; i++)
+    for (int i = 0; i < NCONFIGS; i++) {
         for (int v = 0; v < 2; v++) {
             const void *f = (const void *)(v ? configs[i].kernel : configs[i].kernel_any);
             GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)configs[i].smem));
             GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            cudaSharedmemCarveoutMaxShared));
         }
+        resident[i] = gpu_blocks_per_sm((const void *)configs[i].kernel, configs[i].threads, configs[i].smem);
+        if (resident[i] < 0)
+            return -1;
+    }
     done = 1;
     return 0;
 }
@@ -395,38 +480,49 @@ static int kchunk_for(int k, int slices)
     return ((k + slices - 1) / slices + FAST_BK - 1) / FAST_BK * FAST_BK;
 }
 
+/* An SM's rate with `warps` warps of the product on it, relative to its
+ * rate with 8 or more: fewer warps keep too few multiply-adds in flight to
+ * hide the shared-memory and pipeline latencies. 4099x4093x67 in 65 blocks
+ * of 64 x 128 (4 warps, one block an SM) ran at 43% of the SM's peak, the
+ * 128 x 128 kernel 63% with 8 warps an SM at 2048^3; warps / 8 fitted the
+ * whole sweep best (PERF.md, v4). */
+static double sm_rate(int warps) { return warps >= 8 ? 1.0 : warps / 8.0; }
+
 /* Estimated time of a plan, in multiply-adds of one SM at full rate: the
- * busiest SM's blocks (blocks are dealt round the SMs) times each block's
- * work, slowed by the shape's rel, plus the partial products' trip through
- * L2 when split (written and read once, about 4 multiply-add times a byte
- * per SM's share), the summing kernel's launch (2 us) and its walk over the
- * slices (a dependent load each, about 0.04 us). Negative: the
- * shape does not apply. */
-static double plan_cost(const fast_config *f, int slices, int m, int n, int k, int sms)
+ * busiest SM's blocks (blocks are dealt round the SMs), `resident` at a
+ * time, each slowed by the shape's rel and by sm_rate when too few share
+ * the SM (the last of them alone, say); each block's work counted 16 k
+ * deeper for its start and its stores. When split, the partial products'
+ * trip through L2 (written and read once, about 2 multiply-add times a
+ * byte per SM's share) and the summing kernel's walk over the slices
+ * (about 0.12 us a slice). Constants fitted to a sweep of every shape and
+ * slice count at 11 shapes on the H100 (PERF.md). */
+static double plan_cost(int cfg, int slices, int m, int n, int k, int sms)
 {
+    const fast_config *f = &configs[cfg];
+    int kchunk = kchunk_for(k, slices);
+    slices = kchunk ? (k + kchunk - 1) / kchunk : 1;
     double tiles = (double)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
-    double per_sm = ceil(tiles * slices / sms);
-    if (per_sm < f->min_per_sm)
-        return -1;
-    double work = per_sm * f->bm * f->bn * (double)kchunk_for(k, slices) / f->rel;
-    double split = slices > 1 ? (2.0 * slices + 1) * m * n * 4 * 4 / sms + 5e5 + 1e4 * slices : 0;
+    long long per_sm = (long long)ceil(tiles * slices / sms);
+    int warps = f->threads / 32, r = resident[cfg];
+    double block = (double)f->bm * f->bn * (kchunk + FAST_BK) / f->rel;
+    long long full = per_sm / r, rest = per_sm % r;
+    double work = full * r * block / sm_rate(r * warps) + (rest ? rest * block / sm_rate((int)rest * warps) : 0);
+    double split = slices > 1 ? (2.0 * slices + 1) * m * n * 4 * 2 / sms + 3e4 * slices : 0;
     return work + split;
 }
 
-static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
-
 /* The plan with the lowest estimate: every configuration, every useful
- * slice count (each slice at least 4 stages deep, at most FAST_MAX_KCHUNK). */
-static fast_plan plan_for(const float *a, const float *b, int m, int n, int k)
+ * slice count (each slice at least 4 stages deep). */
+static fast_plan plan_search(int m, int n, int k)
 {
     int sms = gpu_sm_count();
-    int fewest = (k + FAST_MAX_KCHUNK - 1) / FAST_MAX_KCHUNK;
     fast_plan best = {&configs[0], 1, k, 1};
     double best_cost = -1;
     for (int i = 0; i < NCONFIGS; i++)
-        for (int s = fewest > 1 ? fewest : 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
-            double cost = plan_cost(&configs[i], s, m, n, k, sms);
-            if (cost >= 0 && (best_cost < 0 || cost < best_cost)) {
+        for (int s = 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
+            double cost = plan_cost(i, s, m, n, k, sms);
+            if (best_cost < 0 || cost < best_cost) {
                 best_cost = cost;
                 best.cfg = &configs[i];
                 best.slices = s;
@@ -436,8 +532,34 @@ static fast_plan plan_for(const float *a, const float *b, int m, int n, int k)
     best.slices = best.kchunk ? (k + best.kchunk - 1) / best.kchunk : 1;
     if (best.slices < 1)
         best.slices = 1;
-    best.vec = k % 4 == 0 && n % 4 == 0 && aligned16(a) && aligned16(b);
     return best;
+}
+
+/* plan_search's answer for m x n x k, remembered for the last FAST_PLANS
+ * shapes: the search takes up to ~10 us of host time (1,200 estimates at
+ * a long k), which a small product would otherwise wait for on every call. */
+#define FAST_PLANS 16
+static fast_plan plan_for(const float *a, const float *b, int m, int n, int k)
+{
+    static struct {
+        int m, n, k;
+        fast_plan plan;
+    } known[FAST_PLANS];
+    static int used, next;
+    int at = -1;
+    for (int i = 0; i < used && at < 0; i++)
+        if (known[i].m == m && known[i].n == n && known[i].k == k)
+            at = i;
+    if (at < 0) {
+        at = next;
+        next = (next + 1) % FAST_PLANS;
+        used = used < FAST_PLANS ? used + 1 : used;
+        known[at].m = m, known[at].n = n, known[at].k = k;
+        known[at].plan = plan_search(m, n, k);
+    }
+    fast_plan pl = known[at].plan;
+    pl.vec = k % 4 == 0 && n % 4 == 0 && aligned16(a) && aligned16(b);
+    return pl;
 }
 
 /* Run plan pl: the tiled kernel, and the sum of the slices if split. */
@@ -460,12 +582,7 @@ static int run_plan(const fast_plan *pl, float *c, const float *a, const float *
     if (gpu_launch(pl->vec ? f->kernel : f->kernel_any, pl->vec ? f->name : f->name_any, dim3(tiles, 1, pl->slices),
                    dim3(f->threads), f->smem, __FILE__, __LINE__, p) != 0)
         return -1;
-    if (pl->slices > 1) {
-        int vec = len % 4 == 0 && aligned16(c);
-        GPU_LAUNCH(sum_slices, gpu_grid_1d(vec ? len / 4 : len), GPU_THREADS, 0, c, (const float *)p.out, len,
-                   pl->slices, vec);
-    }
-    return 0;
+    return pl->slices > 1 ? sum_run(c, p.out, len, pl->slices) : 0;
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -515,16 +632,20 @@ static __global__ void gemv_cols(float *out, const float *a, const float *b, int
     int j = (blockIdx.x * 32 + lane) * per;
     int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (j < n) {
+    /* Unrolled 4 deep so that a warp may have 4 rows' loads in flight.
+     * (It did not move 1 x 4096 x 4096 from 0.70 of cuBLAS, PERF.md v4:
+     * what holds this kernel back is not found yet.) */
+    if (j < n && vec) {
+#pragma unroll 4
         for (int q = kbeg + w; q < kend; q += GEMV_WARPS) {
             float x = a[q];
-            if (vec) {
-                float4 y = *(const float4 *)(b + (size_t)q * n + j);
-                s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
-            } else {
-                s.x = fmaf(x, b[(size_t)q * n + j], s.x);
-            }
+            float4 y = *(const float4 *)(b + (size_t)q * n + j);
+            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
         }
+    } else if (j < n) {
+#pragma unroll 4
+        for (int q = kbeg + w; q < kend; q += GEMV_WARPS)
+            s.x = fmaf(a[q], b[(size_t)q * n + j], s.x);
     }
     part[w][lane] = s;
     __syncthreads();
@@ -561,9 +682,7 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
         out = (float *)part;
     }
     GPU_LAUNCH(gemv_cols, dim3(cols, slices), GEMV_WARPS * 32, 0, out, a, b, n, k, kchunk, vec);
-    if (slices > 1)
-        GPU_LAUNCH(sum_slices, gpu_grid_1d(n), GPU_THREADS, 0, c, (const float *)out, (size_t)n, slices, 0);
-    return 0;
+    return slices > 1 ? sum_run(c, out, (size_t)n, slices) : 0;
 }
 
 /* --- the entry point -------------------------------------------------------------- */
@@ -579,6 +698,8 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
     }
     if (m == 1)
         return gemv_cols_run(c, a, b, n, k);
+    if (configs_ready() != 0)
+        return -1;
     fast_plan pl = plan_for(a, b, m, n, k);
     return run_plan(&pl, c, a, b, m, n, k);
 }

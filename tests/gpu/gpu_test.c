@@ -54,6 +54,10 @@ static void no_flush(void *ud) {}
 /* m x k x n: the product at m x k x n, every other op at m x k. */
 static const int shapes[][3] = {{1, 1, 1}, {1, 300, 1}, {300, 1, 1}, {17, 33, 65}, {1037, 1055, 1031}, {2048, 2048, 2048}};
 static const int products[][3] = {{1, 1, 300}, {1, 40, 13}, {77, 1, 9}, {5, 7, 1}};
+/* fast's product with a long k and a small output: split into dozens of
+ * slices, summed by the kernel that spreads them over a block's warps (its
+ * running sums folded every 1024 of k are covered by 2048^3 above). */
+static const int fast_long_k[][3] = {{20, 5000, 24}, {3, 4099, 5}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -844,6 +848,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
             oc_matmul_case(gpu_modes[m], products[i][0], products[i][1], products[i][2]);
     }
+    for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
+        oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
     for (size_t t = 0; t < sizeof tc_modes / sizeof tc_modes[0]; t++)
         tc_mode_cases(t, nshapes);
     if (mode_available(mode_find("tf32x3"), &why)) {
