@@ -791,16 +791,24 @@ static double product_error(const char *r, const float *a, const float *b, int m
     return sqrt(num / den);
 }
 
+/* Runs src, then finds its matrices x and y with their host copies: 0, or
+ * -1 (the failure recorded, or a matrix missing). */
+static int run_pair(const char *src, const char *x, const char *y, cuk_matrix **mx, cuk_matrix **my)
+{
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    *mx = ws_get(&oc_s->ws, x), *my = ws_get(&oc_s->ws, y);
+    return *mx && *my && mat_host(*mx) && mat_host(*my) ? 0 : -1;
+}
+
 /* The issue's bar: tf32x3's error at most twice cuBLAS FP32's on the same
  * inputs, here all positive (rand: [0, 1)), where any bias in the
  * accumulation adds up over k instead of cancelling. */
 static void tf32x3_error_vs_fp32(void)
 {
-    static const char src[] = "A = rand(64, 4099); B = rand(4099, 96); mode cublas; C1 = A @ B; mode tf32x3; "
-                              "C3 = A @ B; mode tiled;";
-    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
-    cuk_matrix *a = ws_get(&oc_s->ws, "A"), *b = ws_get(&oc_s->ws, "B");
-    if (!a || !b || !mat_host(a) || !mat_host(b))
+    cuk_matrix *a, *b;
+    if (run_pair("A = rand(64, 4099); B = rand(4099, 96); mode cublas; C1 = A @ B; mode tf32x3; C3 = A @ B; "
+                 "mode tiled;",
+                 "A", "B", &a, &b) != 0)
         return;
     double e1 = product_error("C1", a->host, b->host, 64, 4099, 96);
     double e3 = product_error("C3", a->host, b->host, 64, 4099, 96);
@@ -812,11 +820,9 @@ static void tf32x3_error_vs_fp32(void)
  * order-dependent sum shows here first). */
 static void tf32x3_deterministic(void)
 {
-    static const char src[] = "A = randn(511, 777); B = randn(777, 1023); mode tf32x3; C1 = A @ B; C2 = A @ B; "
-                              "mode tiled;";
-    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
-    cuk_matrix *c1 = ws_get(&oc_s->ws, "C1"), *c2 = ws_get(&oc_s->ws, "C2");
-    if (!c1 || !c2 || !mat_host(c1) || !mat_host(c2))
+    cuk_matrix *c1, *c2;
+    if (run_pair("A = randn(511, 777); B = randn(777, 1023); mode tf32x3; C1 = A @ B; C2 = A @ B; mode tiled;",
+                 "C1", "C2", &c1, &c2) != 0)
         return;
     CHECKF(!memcmp(c1->host, c2->host, (size_t)511 * 1023 * sizeof(float)), "tf32x3 gave two results for one product");
 }
