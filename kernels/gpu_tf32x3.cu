@@ -36,8 +36,8 @@ static __device__ __forceinline__ float to_tf32(float x)
 #endif
 }
 
-/* Both operands in one launch (a launch and its gap saved: at
- * 1037x1055x1031 the pass is a sixth of the product's time). Row r of the
+/* Both operands in one launch (one launch and its gap fewer before the
+ * product, which matters to small products). Row r of the
  * parts big, small ((mp + np) x kp) is row r of a (m x k) for r < mp, else
  * column r - mp of b (k x n): b transposed, as wgmma wants it; zeros past
  * the edges. mp is a multiple of the tile, so a block splits one operand.
