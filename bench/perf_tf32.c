@@ -7,7 +7,9 @@
  * row and b's column, the error ||C_s - R_s|| / ||R_s|| over the sample.
  * Ratios: speed tf32x3 over cublas (>= 2.0 at 4096^3, 2.5 stretch at
  * 8192^3, >= 1.5 at 1037, >= 0.9 everywhere), and error cublas over
- * tf32x3 (>= 0.5: tf32x3's error at most twice cuBLAS FP32's). */
+ * tf32x3 (>= 0.5: tf32x3's error at most twice cuBLAS FP32's). With
+ * arguments, only the shapes they name (perf_tf32 1037x1055x1031 4096^3). */
+#include <string.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -100,9 +102,18 @@ static void errors(product *const *modes, int nmodes, cuk_dist dist, double *err
 
 static double tflops(int m, int n, int k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
-/* One shape: errors on N(0,1) and U(0,1), then the timings on N(0,1). */
+static int nwanted;
+static char **wanted;
+
+/* One shape: errors on N(0,1) and U(0,1), then the timings on N(0,1);
+ * skipped when the command line names other shapes. */
 static void shape(int m, int k, int n, double target, const char *label)
 {
+    int named = nwanted == 0;
+    for (int i = 0; i < nwanted; i++)
+        named |= !strcmp(wanted[i], label);
+    if (!named)
+        return;
     size_t ma = (size_t)m * k, mb = (size_t)k * n, mc = (size_t)m * n;
     int sets = perf_sets((ma + mb + mc) * sizeof(float));
     float *a[64], *b[64], *c[64];
@@ -139,8 +150,9 @@ static void shape(int m, int k, int n, double target, const char *label)
         gpu_raw_free(a[s]), gpu_raw_free(b[s]), gpu_raw_free(c[s]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    nwanted = argc - 1, wanted = argv + 1;
     static const int ragged[][3] = {{511, 777, 1023},   {1000, 1000, 1000}, {2047, 2049, 2051}, {3001, 2999, 3003},
                                     {4095, 4097, 4093}, {1537, 8191, 1539}, {6143, 1025, 6145}, {257, 4099, 8191},
                                     {8191, 257, 4097},  {2500, 3333, 1777}, {1023, 8192, 1025}, {5003, 5005, 5007}};

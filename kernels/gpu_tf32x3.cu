@@ -36,41 +36,52 @@ static __device__ __forceinline__ float to_tf32(float x)
 #endif
 }
 
-/* out_big, out_small (rows_p x cols_p) = the split of the logical
- * rows x cols matrix whose element (r, c) is in[r * ld + c], or in[c * ld
- * + r] when TRANS (b, written N x K); zeros past its edges. A block moves a
- * 32 x 32 tile through shared memory, so both its reads and its writes
- * run along rows. Rows from row0 on (gpu_for_bands). */
-template <bool TRANS>
-static __global__ void tf32x3_split(float *out_big, float *out_small, const float *in, int rows, int cols, int ld,
-                                    int cols_p, int row0)
+/* Both operands in one launch (one launch and its gap fewer before the
+ * product, which matters to small products). Row r of the
+ * parts big, small ((mp + np) x kp) is row r of a (m x k) for r < mp, else
+ * column r - mp of b (k x n): b transposed, as wgmma wants it; zeros past
+ * the edges. mp is a multiple of the tile, so a block splits one operand.
+ * A block moves a 32 x 32 tile through shared memory, so both its reads
+ * and its writes run along rows. The first block also zeroes the Hopper
+ * kernel's ncount split-k counters, which that kernel, next on the stream,
+ * counts its slices in. */
+struct split_args {
+    float *big, *small;
+    const float *a, *b;
+    unsigned *count;
+    int m, n, k, mp, kp, ncount;
+};
+
+static __global__ void tf32x3_split(split_args s, int row0)
 {
     __shared__ float tile[SPLIT_TILE][SPLIT_TILE + 1];
-    int r0 = row0 + blockIdx.y * SPLIT_TILE, c0 = blockIdx.x * SPLIT_TILE, tx = threadIdx.x;
+    int r0 = row0 + blockIdx.y * SPLIT_TILE, c0 = blockIdx.x * SPLIT_TILE, tx = threadIdx.x, j0 = r0 - s.mp;
     for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
-        if (TRANS) /* in is cols x rows here: tx walks its row */
-            tile[tx][i] = (c0 + i < cols && r0 + tx < rows) ? in[(size_t)(c0 + i) * ld + r0 + tx] : 0.0f;
-        else
-            tile[i][tx] = (r0 + i < rows && c0 + tx < cols) ? in[(size_t)(r0 + i) * ld + c0 + tx] : 0.0f;
+        if (r0 < s.mp)
+            tile[i][tx] = (r0 + i < s.m && c0 + tx < s.k) ? s.a[(size_t)(r0 + i) * s.k + c0 + tx] : 0.0f;
+        else /* tx walks b's row c0 + i */
+            tile[tx][i] = (c0 + i < s.k && j0 + tx < s.n) ? s.b[(size_t)(c0 + i) * s.n + j0 + tx] : 0.0f;
     }
     __syncthreads();
     for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
         float x = tile[i][tx], big = to_tf32(x);
-        size_t at = (size_t)(r0 + i) * cols_p + c0 + tx;
-        out_big[at] = big;
-        out_small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
+        size_t at = (size_t)(r0 + i) * s.kp + c0 + tx;
+        s.big[at] = big;
+        s.small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
     }
+    if (row0 == 0 && blockIdx.x == 0 && blockIdx.y == 0)
+        for (int q = threadIdx.y * SPLIT_TILE + tx; q < s.ncount; q += SPLIT_TILE * SPLIT_ROWS)
+            s.count[q] = 0;
 }
 
-/* Split the logical rows x cols operand into rows_p x cols_p parts. */
-template <bool TRANS>
-static int split(float *big, float *small, const float *in, int rows, int cols, int ld, int rows_p, int cols_p)
+/* Split a and b into the parts of p, zeroing ncount counters. */
+static int split(const tf32x3_parts *p, const float *a, const float *b, int ncount)
 {
-    return gpu_for_bands(rows_p, SPLIT_TILE, [=](int r0, int n) {
-        dim3 grid(cols_p / SPLIT_TILE, gpu_cdiv(n, SPLIT_TILE));
-        return gpu_launch(tf32x3_split<TRANS>, TRANS ? "tf32x3_split<T>" : "tf32x3_split", grid,
-                          dim3(SPLIT_TILE, SPLIT_ROWS), 0, __FILE__, __LINE__, big, small, in, rows, cols, ld,
-                          cols_p, r0);
+    split_args s = {(float *)p->a_big, (float *)p->a_small, a, b, p->count, p->m, p->n, p->k, p->mp, p->kp, ncount};
+    return gpu_for_bands(p->mp + p->np, SPLIT_TILE, [=](int r0, int n) {
+        dim3 grid(p->kp / SPLIT_TILE, gpu_cdiv(n, SPLIT_TILE));
+        return gpu_launch(tf32x3_split, "tf32x3_split", grid, dim3(SPLIT_TILE, SPLIT_ROWS), 0, __FILE__, __LINE__, s,
+                          r0);
     });
 }
 
@@ -211,23 +222,30 @@ static int run_mma(const tf32x3_parts *p)
 
 static size_t round_up(int x, int to) { return ((size_t)x + to - 1) / to * to; }
 
-/* Split a and b into session scratch, then the kernel this GPU runs best:
- * wgmma on Hopper (when this binary carries sm_90a code and `set tc` is
- * wgmma), else mma.sync. */
+/* The kernel this GPU runs best: wgmma on Hopper (when this binary carries
+ * sm_90a code and `set tc` is wgmma), else mma.sync; its plan sizes the
+ * session scratch: the parts (the big parts of a and b, then the small
+ * ones: the split pass writes them as one matrix each), then the Hopper
+ * kernel's split-k partials and counters. */
 extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    tf32x3_parts p;
-    size_t mp = round_up(m, TF32X3_PAD_MN), np = round_up(n, TF32X3_PAD_MN), kp = round_up(k, TF32X3_PAD_K);
-    float *buf;
-    if (gpu_scratch((void **)&buf, 2 * (mp + np) * kp * sizeof(float)) != 0)
-        return -1;
-    p.c = c, p.m = m, p.n = n, p.k = k, p.mp = (int)mp, p.np = (int)np, p.kp = (int)kp;
-    p.a_big = buf, p.a_small = buf + mp * kp, p.b_big = buf + 2 * mp * kp, p.b_small = p.b_big + np * kp;
-    if (split<false>(buf, buf + mp * kp, a, m, k, k, (int)mp, (int)kp) != 0 ||
-        split<true>(buf + 2 * mp * kp, buf + 2 * mp * kp + np * kp, b, n, k, n, (int)np, (int)kp) != 0)
-        return -1;
     int hopper = variant_is(VAR_TC, "mma") ? 0 : tf32x3_sm90_ready();
     if (hopper < 0)
         return -1;
-    return hopper ? tf32x3_sm90_run(&p) : run_mma(&p);
+    size_t mp = round_up(m, TF32X3_PAD_MN), np = round_up(n, TF32X3_PAD_MN), kp = round_up(k, TF32X3_PAD_K);
+    size_t parts = 2 * (mp + np) * kp;
+    tf32x3_plan pl = {MS_BM, 1, 0, 0, 0};
+    if (hopper)
+        tf32x3_sm90_plan((int)mp, (int)np, (int)kp, &pl);
+    float *buf;
+    if (gpu_scratch((void **)&buf, (parts + pl.work_floats) * sizeof(float) + pl.tiles * sizeof(unsigned)) != 0)
+        return -1;
+    tf32x3_parts p;
+    p.c = c, p.m = m, p.n = n, p.k = k, p.mp = (int)mp, p.np = (int)np, p.kp = (int)kp;
+    p.a_big = buf, p.b_big = buf + mp * kp, p.a_small = buf + (mp + np) * kp, p.b_small = p.a_small + mp * kp;
+    p.work = pl.tiles ? buf + parts : NULL;
+    p.count = pl.tiles ? (unsigned *)(buf + parts + pl.work_floats) : NULL;
+    if (split(&p, a, b, pl.tiles) != 0)
+        return -1;
+    return hopper ? tf32x3_sm90_run(&p, &pl) : run_mma(&p);
 }

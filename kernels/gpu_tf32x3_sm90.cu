@@ -11,9 +11,11 @@
  * times cuBLAS FP32's (Ootomo and Yokota's "accumulation outside the
  * tensor cores"). wgmma reads TF32 operands only K-major, so the split
  * pass wrote b transposed; the parts are padded, so the loads have no
- * edges. Built also for sm_90a (Makefile); for every other target the
- * kernels are empty stubs, which the probe reports, and the mode runs its
- * mma.sync kernel. */
+ * edges. Products with too few tiles to fill the SMs cut each tile's k in
+ * slices (split-k, tf32x3_sm90_plan), the last slice of a tile to finish
+ * summing the slices' partial tiles in a fixed order. Built also for
+ * sm_90a (Makefile); for every other target the kernels are empty stubs,
+ * which the probe reports, and the mode runs its mma.sync kernel. */
 #include "kernels/gpu_internal.h"
 
 #include <cuda.h>
@@ -30,6 +32,20 @@
 #define WG_BN 128
 #define WG_BK 32 /* 32 floats = 128 bytes: one row of the 128-byte swizzle */
 #define WG_B_BYTES (WG_BN * WG_BK * 4) /* one part's tile of b: 16 KiB */
+#define WG_MAX_SLICES 8
+/* At most this many bytes of partial tiles: half the H100's L2, so that
+ * they wait there, not in device memory, for their tile's last slice. */
+#define WG_MAX_WORK (24ll << 20)
+
+/* What a block needs beyond the operands' maps: block (x, y, z) makes
+ * k-tiles [z kslice, min(ktiles, (z + 1) kslice)) of c's tile (x, y),
+ * rows from row0 on (gpu_for_bands); with gridDim.z > 1 slices, partial
+ * tiles go through work and count (tf32x3_parts). */
+struct wg_args {
+    float *c, *work;
+    unsigned *count;
+    int m, n, ktiles, kslice, row0;
+};
 
 /* The shape of the kernel with C consumer warpgroups: with 2, a 128 x 128
  * tile, 3 stages, one block an SM; with 1 (small products, whose 128-row
@@ -130,12 +146,13 @@ static __device__ __forceinline__ void wgmma_tf32(float d[64], uint64_t a, uint6
                  : "l"(a), "l"(b), "r"(add));
 }
 
-/* The producer thread: stage s of k-tile kt waits until the consumers
- * have released its previous use, then its four copies are issued. */
+/* The producer thread: stage s of the slice's k-tile kt (k-tile kt0 + kt
+ * of the whole) waits until the consumers have released its previous use,
+ * then its four copies are issued. */
 template <int C>
 static __device__ void produce(unsigned base, unsigned full, unsigned empty, const CUtensorMap *ab,
                                const CUtensorMap *as, const CUtensorMap *bb, const CUtensorMap *bs, int i0, int j0,
-                               int ktiles)
+                               int kt0, int ktiles)
 {
     typedef wg_shape<C> S;
     for (int kt = 0; kt < ktiles; kt++) {
@@ -144,10 +161,11 @@ static __device__ void produce(unsigned base, unsigned full, unsigned empty, con
         if (kt >= S::stages)
             bar_wait(empty + 8 * s, (kt / S::stages + 1) & 1);
         bar_expect(bar, S::stage_bytes);
-        tma_load(st, ab, bar, kt * WG_BK, i0);
-        tma_load(st + S::a_bytes, as, bar, kt * WG_BK, i0);
-        tma_load(st + 2 * S::a_bytes, bb, bar, kt * WG_BK, j0);
-        tma_load(st + 2 * S::a_bytes + WG_B_BYTES, bs, bar, kt * WG_BK, j0);
+        int k0 = (kt0 + kt) * WG_BK;
+        tma_load(st, ab, bar, k0, i0);
+        tma_load(st + S::a_bytes, as, bar, k0, i0);
+        tma_load(st + 2 * S::a_bytes, bb, bar, k0, j0);
+        tma_load(st + 2 * S::a_bytes + WG_B_BYTES, bs, bar, k0, j0);
     }
 }
 
@@ -193,10 +211,55 @@ static __device__ void consume(unsigned base, unsigned full, unsigned empty, int
     wgmma_wait<0>();
 }
 
-/* c = big + cor from the wgmma D fragment: warp w of the warpgroup holds
- * rows 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the
- * next) in d[4q .. 4q + 3]. */
-static __device__ void store(float *c, int m, int n, int r0, int j0, const float big[64], const float cor[64])
+/* The consumers' own barrier (the producer warpgroup does not come). */
+template <int C> static __device__ __forceinline__ void consumers_sync()
+{
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * C) : "memory");
+}
+
+/* Split-k: this slice's partial tile v into work, each thread's 64 floats
+ * as 16 float4 a warp writes side by side; then the tile's counter. The
+ * slice that brings it to gridDim.z, the last, sums every slice's partial
+ * into v in slice order (its own from registers), so that c does not
+ * depend on which slice came last. Returns 1 in the last slice. */
+template <int C> static __device__ int sum_slices(float v[64], const wg_args &g, int tile)
+{
+    __shared__ int last;
+    const int threads = 128 * C;
+    int t = threadIdx.x - 128, z = blockIdx.z, slices = gridDim.z;
+    float4 *own = (float4 *)g.work + (size_t)tile * slices * 16 * threads + t;
+#pragma unroll
+    for (int q = 0; q < 16; q++)
+        __stcg(own + (size_t)(z * 16 + q) * threads, make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
+    __threadfence(); /* the partial is out before the counter says so */
+    consumers_sync<C>();
+    if (t == 0)
+        last = atomicAdd(&g.count[tile], 1) == (unsigned)slices - 1;
+    consumers_sync<C>();
+    if (!last)
+        return 0;
+    __threadfence(); /* and read only after the counter */
+    float sum[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        sum[i] = 0.0f;
+    for (int s = 0; s < slices; s++)
+#pragma unroll
+        for (int q = 0; q < 16; q++) {
+            float4 x = s == z ? make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3])
+                              : __ldcg(own + (size_t)(s * 16 + q) * threads);
+            sum[4 * q] += x.x, sum[4 * q + 1] += x.y, sum[4 * q + 2] += x.z, sum[4 * q + 3] += x.w;
+        }
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        v[i] = sum[i];
+    return 1;
+}
+
+/* c from v, the wgmma D fragment: warp w of the warpgroup holds rows
+ * 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the next)
+ * in d[4q .. 4q + 3]. */
+static __device__ void store(float *c, int m, int n, int r0, int j0, const float v[64])
 {
     int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -205,27 +268,27 @@ static __device__ void store(float *c, int m, int n, int r0, int j0, const float
         for (int e = 0; e < 4; e++) {
             int r = r0 + 16 * w + lane / 4 + 8 * (e >> 1), col = j0 + 8 * q + 2 * (lane % 4) + (e & 1);
             if (r < m && col < n)
-                c[(size_t)r * n + col] = big[4 * q + e] + cor[4 * q + e];
+                c[(size_t)r * n + col] = v[4 * q + e];
         }
 }
 
 #endif /* TF32X3_WGMMA */
 
-/* Block (x, y) makes c's 64C x 128 tile at rows row0 + 64C y, columns
- * 128 x; k in ktiles steps of 32. Each warpgroup's role is one branch, as
- * setmaxnreg wants. */
+/* Block (x, y, z) makes slice z of c's 64C x 128 tile at rows row0 +
+ * 64C y, columns 128 x; k in steps of 32. Each warpgroup's role is one
+ * branch, as setmaxnreg wants. */
 template <int C>
 static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_sm)
     tf32x3_wgmma(const __grid_constant__ CUtensorMap ab, const __grid_constant__ CUtensorMap as,
-                 const __grid_constant__ CUtensorMap bb, const __grid_constant__ CUtensorMap bs, float *c, int m,
-                 int n, int ktiles, int row0)
+                 const __grid_constant__ CUtensorMap bb, const __grid_constant__ CUtensorMap bs, wg_args g)
 {
 #ifdef TF32X3_WGMMA
     typedef wg_shape<C> S;
     extern __shared__ unsigned char smem_raw[];
     unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
     unsigned full = base + S::stages * S::stage_bytes, empty = full + 8 * S::stages;
-    int wg = threadIdx.x / 128, i0 = row0 + blockIdx.y * S::bm, j0 = blockIdx.x * WG_BN;
+    int wg = threadIdx.x / 128, i0 = g.row0 + blockIdx.y * S::bm, j0 = blockIdx.x * WG_BN;
+    int kt0 = blockIdx.z * g.kslice, nk = min(g.ktiles - kt0, g.kslice);
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::stages; s++) {
             bar_init(full + 8 * s, 1);
@@ -237,15 +300,20 @@ static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(S::producer_regs));
         if (threadIdx.x == 0)
-            produce<C>(base, full, empty, &ab, &as, &bb, &bs, i0, j0, ktiles);
+            produce<C>(base, full, empty, &ab, &as, &bb, &bs, i0, j0, kt0, nk);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(S::consumer_regs));
         float big[64], cor[64];
 #pragma unroll
         for (int i = 0; i < 64; i++)
             big[i] = cor[i] = 0.0f;
-        consume<C>(base, full, empty, wg - 1, ktiles, big, cor);
-        store(c, m, n, i0 + 64 * (wg - 1), j0, big, cor);
+        consume<C>(base, full, empty, wg - 1, nk, big, cor);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            big[i] += cor[i];
+        if (gridDim.z > 1 && !sum_slices<C>(big, g, (i0 / S::bm) * gridDim.x + blockIdx.x))
+            return;
+        store(g.c, g.m, g.n, i0 + 64 * (wg - 1), j0, big);
     }
 #endif
 }
@@ -322,27 +390,55 @@ static int part_map(CUtensorMap *map, const float *part, int rows, int kp, int b
 }
 
 /* The product with C consumer warpgroups. */
-template <int C> static int run(const tf32x3_parts *p)
+template <int C> static int run(const tf32x3_parts *p, const tf32x3_plan *pl)
 {
     typedef wg_shape<C> S;
     CUtensorMap ab, as, bb, bs;
     if (part_map(&ab, p->a_big, p->mp, p->kp, S::bm) != 0 || part_map(&as, p->a_small, p->mp, p->kp, S::bm) != 0 ||
         part_map(&bb, p->b_big, p->np, p->kp, WG_BN) != 0 || part_map(&bs, p->b_small, p->np, p->kp, WG_BN) != 0)
         return -1;
+    wg_args g = {p->c, p->work, p->count, p->m, p->n, p->kp / WG_BK, pl->kslice, 0};
     return gpu_for_bands(p->mp, S::bm, [&](int r0, int rows) {
+        g.row0 = r0;
         return gpu_launch(tf32x3_wgmma<C>, C == 2 ? "tf32x3_wgmma<2>" : "tf32x3_wgmma<1>",
-                          dim3(p->np / WG_BN, rows / S::bm), dim3(S::threads), S::smem, __FILE__, __LINE__, ab, as,
-                          bb, bs, p->c, p->m, p->n, p->kp / WG_BK, r0);
+                          dim3(p->np / WG_BN, rows / S::bm, pl->slices), dim3(S::threads), S::smem, __FILE__, __LINE__,
+                          ab, as, bb, bs, g);
     });
 }
 
-/* 128-row tiles, unless they would leave more than half the SMs idle: then
- * 64-row tiles, two blocks to an SM, so that a small product reaches twice
- * the SMs. Not sooner: a 128-row tile shares each tile of b between two
- * warpgroups, and with a long k that told (H100, 1537x8191x1539: 0.62 ms
- * in 128-row tiles, 0.76 in 64-row ones). */
-int tf32x3_sm90_run(const tf32x3_parts *p)
+/* The time of a product, in k-tiles of the busiest SM, when its tiles of
+ * 128 x 128 are cut in s slices of k: blocks run one an SM, a wave at a
+ * time; each costs about 2 k-tiles more to start and to store; a last
+ * k-tile's worth to sum the slices. A model to choose s, no more. */
+static long long cost(long long tiles, int kt, int s)
 {
-    long long tiles = (long long)(p->mp / 128) * (p->np / WG_BN);
-    return 2 * tiles > gpu_sm_count() ? run<2>(p) : run<1>(p);
+    long long waves = (tiles * s + gpu_sm_count() - 1) / gpu_sm_count();
+    return waves * ((kt + s - 1) / s + 2) + (s > 1);
+}
+
+/* 128-row tiles, their k cut in the slices the model says finish first
+ * (split-k: a product of 81 tiles, 1037x1055x1031, fills 81 of 132 SMs;
+ * in 3 slices, 243 blocks in two waves of a third of k each), within
+ * WG_MAX_WORK of partials. Where one slice is best and 128-row tiles leave
+ * more than half the SMs idle, 64-row tiles, two blocks to an SM. Not
+ * sooner: a 128-row tile shares each tile of b between two warpgroups, and
+ * with a long k that told (H100, 1537x8191x1539: 0.62 ms in 128-row tiles,
+ * 0.76 in 64-row ones). */
+void tf32x3_sm90_plan(int mp, int np, int kp, tf32x3_plan *pl)
+{
+    long long tiles = (long long)(mp / 128) * (np / WG_BN);
+    int kt = kp / WG_BK, best = 1;
+    for (int s = 2; s <= WG_MAX_SLICES && s <= kt; s++)
+        if (tiles * s * 128 * WG_BN * 4 <= WG_MAX_WORK && cost(tiles, kt, s) < cost(tiles, kt, best))
+            best = s;
+    pl->kslice = kt > 0 ? (kt + best - 1) / best : 1;
+    pl->slices = kt > 0 ? (kt + pl->kslice - 1) / pl->kslice : 1; /* no empty slice */
+    pl->bm = pl->slices == 1 && 2 * tiles <= gpu_sm_count() ? 64 : 128;
+    pl->tiles = pl->slices > 1 ? (int)tiles : 0;
+    pl->work_floats = (size_t)pl->tiles * pl->slices * 128 * WG_BN;
+}
+
+int tf32x3_sm90_run(const tf32x3_parts *p, const tf32x3_plan *pl)
+{
+    return pl->bm == 128 ? run<2>(p, pl) : run<1>(p, pl);
 }

@@ -11,18 +11,33 @@
 
 /* c (m x n) = a @ b from the split parts: a_big, a_small are mp x kp (a's
  * rows, K-major), b_big, b_small np x kp (b transposed: TF32 wgmma reads
- * both operands K-major); mp, np, kp are the padded sizes. */
+ * both operands K-major); mp, np, kp are the padded sizes. work and count:
+ * the Hopper kernel's split-k scratch (tf32x3_plan), count zeroed by the
+ * split pass; unused (NULL) when the plan has one slice. */
 typedef struct {
     const float *a_big, *a_small, *b_big, *b_small;
     float *c;
+    float *work;
+    unsigned *count;
     int m, n, k;
     int mp, np, kp;
 } tf32x3_parts;
 
+/* How the Hopper kernel cuts a product: tiles of c of bm x 128, each tile's
+ * k in `slices` slices of kslice k-tiles (split-k; the last maybe
+ * shorter), whose partial tiles wait in work_floats of scratch for the
+ * tile's last slice to sum them, `tiles` counters telling which is last. */
+typedef struct {
+    int bm, slices, kslice, tiles;
+    size_t work_floats;
+} tf32x3_plan;
+
 /* 1 if this binary's wgmma kernel runs on this GPU (sm_90a code, cc 9.0);
  * 0 if not; -1 with the error set. Asked once, then cached. */
 int tf32x3_sm90_ready(void);
-/* The product on Hopper: 0, or -1 with the error set. */
-int tf32x3_sm90_run(const tf32x3_parts *p);
+/* The plan for the padded product mp x kp x np (multiples of the pads). */
+void tf32x3_sm90_plan(int mp, int np, int kp, tf32x3_plan *pl);
+/* The product on Hopper, cut as pl says: 0, or -1 with the error set. */
+int tf32x3_sm90_run(const tf32x3_parts *p, const tf32x3_plan *pl);
 
 #endif

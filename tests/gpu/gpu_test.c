@@ -16,7 +16,9 @@
  *                          cudaMalloc compute-sanitizer would count as an
  *                          error, and the variants without 1037x1055x1031
  *   gpu_test --fast-mem    only mode fast's memory-bound kernels, called
- *                          directly (with --sanitizer: not at 2^24 + 1) */
+ *                          directly (with --sanitizer: not at 2^24 + 1)
+ *   gpu_test --tc          only the tensor-core modes, tf32 and tf32x3 (and
+ *                          the variant `set tc mma`); with the others too */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -133,10 +135,12 @@ static void variant_case(size_t v, int m, int k, int n)
 /* Every variant at the small shapes, the products and (big) 1037x1055x1031;
  * then a case ops_MODE_TAG_kernels: each of the variant's kernels was
  * launched at least once per shape. */
-static void variant_cases(int big)
+static void variant_cases(int big, const char *only_mode)
 {
     char src[96], name[128];
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        if (only_mode && strcmp(variants[v].mode, only_mode))
+            continue;
         int before[8], after[8], nk = launch_counts(variants[v].mode, variants[v].kernels, before), runs = 0;
         snprintf(src, sizeof src, "%s;", variants[v].set);
         snprintf(name, sizeof name, "ops_%s_%s_kernels", variants[v].mode, variants[v].tag);
@@ -761,6 +765,8 @@ static void tc_mode_cases(size_t t, int nshapes)
         oc_all(tc_modes[t].mode, shapes[i][0], shapes[i][1], shapes[i][2]);
     for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
         oc_matmul_case(tc_modes[t].mode, products[i][0], products[i][1], products[i][2]);
+    /* 32 tiles of 128 x 128: tf32x3's Hopper kernel cuts k in slices */
+    oc_matmul_case(tc_modes[t].mode, 511, 777, 1023);
     oc_matmul_tol = OC_TOL;
     const gpu_info *d = gpu_device();
     if (!strcmp(tc_modes[t].mode, "tf32x3") && d->cc_major == 9 && d->cc_minor == 0) {
@@ -789,29 +795,68 @@ static double product_error(const char *r, const float *a, const float *b, int m
     return sqrt(num / den);
 }
 
+/* Runs src, then finds its matrices x and y with their host copies: 0, or
+ * -1 (the failure recorded, or a matrix missing). */
+static int run_pair(const char *src, const char *x, const char *y, cuk_matrix **mx, cuk_matrix **my)
+{
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    *mx = ws_get(&oc_s->ws, x), *my = ws_get(&oc_s->ws, y);
+    return *mx && *my && mat_host(*mx) && mat_host(*my) ? 0 : -1;
+}
+
 /* The issue's bar: tf32x3's error at most twice cuBLAS FP32's on the same
  * inputs, here all positive (rand: [0, 1)), where any bias in the
  * accumulation adds up over k instead of cancelling. */
 static void tf32x3_error_vs_fp32(void)
 {
-    static const char src[] = "A = rand(64, 4099); B = rand(4099, 96); mode cublas; C1 = A @ B; mode tf32x3; "
-                              "C3 = A @ B; mode tiled;";
-    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
-    cuk_matrix *a = ws_get(&oc_s->ws, "A"), *b = ws_get(&oc_s->ws, "B");
-    if (!a || !b || !mat_host(a) || !mat_host(b))
+    cuk_matrix *a, *b;
+    if (run_pair("A = rand(64, 4099); B = rand(4099, 96); mode cublas; C1 = A @ B; mode tf32x3; C3 = A @ B; "
+                 "mode tiled;",
+                 "A", "B", &a, &b) != 0)
         return;
     double e1 = product_error("C1", a->host, b->host, 64, 4099, 96);
     double e3 = product_error("C3", a->host, b->host, 64, 4099, 96);
     CHECKF(e3 <= 2 * e1, "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e3, e1);
 }
 
+/* The same product twice, bit for bit: the Hopper kernel's slices of a
+ * tile may finish in any order, and their sum must not care (a race or an
+ * order-dependent sum shows here first). */
+static void tf32x3_deterministic(void)
+{
+    cuk_matrix *c1, *c2;
+    if (run_pair("A = randn(511, 777); B = randn(777, 1023); mode tf32x3; C1 = A @ B; C2 = A @ B; mode tiled;",
+                 "C1", "C2", &c1, &c2) != 0)
+        return;
+    CHECKF(!memcmp(c1->host, c2->host, (size_t)511 * 1023 * sizeof(float)), "tf32x3 gave two results for one product");
+}
+
+/* tf32 and tf32x3 at the shapes, and tf32x3's error against FP32's with
+ * each of its kernels. */
+static void tc_cases(int nshapes)
+{
+    const char *why;
+    for (size_t t = 0; t < sizeof tc_modes / sizeof tc_modes[0]; t++)
+        tc_mode_cases(t, nshapes);
+    if (mode_available(mode_find("tf32x3"), &why)) {
+        check_run("gpu_tf32x3_error_vs_fp32", tf32x3_error_vs_fp32);
+        check_run("gpu_tf32x3_deterministic", tf32x3_deterministic);
+        run_source(oc_s, "set tc mma;", 11, "test", 1, 1);
+        check_run("gpu_tf32x3_mma_error_vs_fp32", tf32x3_error_vs_fp32);
+        variant_reset();
+    } else {
+        check_skip("gpu_tf32x3_error_vs_fp32", why);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, sanitizer = 0, fast_mem = 0;
+    int quick = 0, sanitizer = 0, fast_mem = 0, tc = 0;
     for (int i = 1; i < argc; i++) {
         quick |= !strcmp(argv[i], "--quick");
         sanitizer |= !strcmp(argv[i], "--sanitizer");
         fast_mem |= !strcmp(argv[i], "--fast-mem");
+        tc |= !strcmp(argv[i], "--tc");
     }
     const char *why;
     if (!gpu_usable(&why)) {
@@ -838,6 +883,12 @@ int main(int argc, char **argv)
         session_free(oc_s);
         return check_exit();
     }
+    if (tc) { /* the tensor-core modes alone: a short run for their kernels */
+        tc_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]));
+        variant_cases(!quick && !sanitizer, "tf32x3");
+        session_free(oc_s);
+        return check_exit();
+    }
     check_run("gpu_modes_resolved", oc_modes_resolved);
     check_run("gpu_kernels_of_borrowing_mode", kernels_of_borrowing_mode);
     check_run("gpu_bench_variants", bench_variants);
@@ -850,17 +901,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
         oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
-    for (size_t t = 0; t < sizeof tc_modes / sizeof tc_modes[0]; t++)
-        tc_mode_cases(t, nshapes);
-    if (mode_available(mode_find("tf32x3"), &why)) {
-        check_run("gpu_tf32x3_error_vs_fp32", tf32x3_error_vs_fp32);
-        run_source(oc_s, "set tc mma;", 11, "test", 1, 1);
-        check_run("gpu_tf32x3_mma_error_vs_fp32", tf32x3_error_vs_fp32);
-        variant_reset();
-    } else {
-        check_skip("gpu_tf32x3_error_vs_fp32", why);
-    }
-    variant_cases(!quick && !sanitizer);
+    tc_cases(nshapes);
+    variant_cases(!quick && !sanitizer, NULL);
     fast_mem_cases();
     classic_dot();
     check_run("gpu_seed_reduction_timed", seed_reduction_timed);
