@@ -146,7 +146,7 @@ static int cc_enough(const cuk_backend *m, const char **why)
     const gpu_info *d = m->min_cc ? gpu_device() : NULL;
     if (!d || d->cc_major * 10 + d->cc_minor >= m->min_cc)
         return 1;
-    snprintf(msg, sizeof msg, "mode %s needs compute capability %d.%d or later (TF32 tensor cores); this GPU is %d.%d",
+    snprintf(msg, sizeof msg, "mode %s needs a GPU of compute capability %d.%d or later; this one is %d.%d",
              m->name, m->min_cc / 10, m->min_cc % 10, d->cc_major, d->cc_minor);
     *why = msg;
     return 0;
