@@ -22,7 +22,7 @@ for prog in "$BUILD"/bench/perf_*; do
 done
 for py in bench/perf_*.py; do
     [ -f "$py" ] || continue
-    name=$(basename "$py" .py)
+    name=$(basename "$py")
     echo "== $name" | tee -a "$all"
     PYTHONUNBUFFERED=1 python3 "$py" 2>&1 | tee "$out/$name.log" >>"$all"
 done

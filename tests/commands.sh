@@ -2,36 +2,7 @@
 # commands.sh - the commands whose output depends on the machine (timings,
 # devices) and the ways of starting cuk: each case runs cuk and checks its
 # exit status and the lines its output must hold.
-set -u
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
-
-# check NAME WANT_STATUS 'PATTERN...' -- COMMAND...: every extended regex
-# PATTERN must match some line of the command's output (stdout and stderr).
-check() {
-    local name=$1 want=$2
-    shift 2
-    local pats=()
-    while [ "$1" != "--" ]; do pats+=("$1"); shift; done
-    shift
-    local out rc
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL $name: exit status $rc, want $want: $(printf '%s' "$out" | head -c 300)"
-        return
-    fi
-    for p in "${pats[@]}"; do
-        if ! grep -qE -- "$p" <<<"$out"; then
-            echo "FAIL $name: no line matches /$p/ in: $(printf '%s' "$out" | head -c 400)"
-            return
-        fi
-    done
-    echo "PASS $name"
-}
+. "$(dirname "$0")/lib.sh"
 
 gpu=0
 "$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1

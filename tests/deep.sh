@@ -3,12 +3,7 @@
 # 8 MiB): chains of 50,000 links evaluate, brackets nested to the limit
 # (200) evaluate, and brackets nested past it, just past or 50,000 deep, are
 # the one error "expression too complex", never a crash.
-set -u
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
+. "$(dirname "$0")/lib.sh"
 limit=200
 far=50000
 setup='mode cpu

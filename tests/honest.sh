@@ -5,12 +5,7 @@
 # columns, ladder's estimates, why and roofline, one-time costs in info,
 # save bench in three formats and `cuk --json` read back by Python's json and
 # csv modules, and `record`.
-set -u
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
+. "$(dirname "$0")/lib.sh"
 # Short budgets: these cases check what is shown, not how fast.
 export CUK_BENCH_SHARE_MS=40 CUK_LADDER_SHARE_MS=20 CUK_TIMEIT_BUDGET_MS=20
 

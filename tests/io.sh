@@ -3,12 +3,7 @@
 # statement by statement in bounded memory, output that cannot be written
 # reported (never lost silently), saves that survive signals and follow
 # links, and file names in a script relative to the script's folder.
-set -u
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
+. "$(dirname "$0")/lib.sh"
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }

@@ -6,45 +6,8 @@
 # errors); `run "f" step|rehearse`; and `--step` driven through a real
 # terminal (tmux): the echo, Enter, `# pause`, headings, q. The terminal
 # cases are skipped where tmux is not installed.
-set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-sock="cuk-lecture-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'command -v tmux >/dev/null 2>&1 && tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
-
-# check NAME WANT_STATUS 'PATTERN...' -- COMMAND...: every extended regex
-# PATTERN must match some line of the output (stdout and stderr); a pattern
-# starting with ! must match none.
-check() {
-    local name=$1 want=$2
-    shift 2
-    local pats=()
-    while [ "$1" != "--" ]; do pats+=("$1"); shift; done
-    shift
-    local out rc
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL $name: exit status $rc, want $want: $(printf '%s' "$out" | tail -c 400)"
-        return
-    fi
-    for p in "${pats[@]}"; do
-        if [[ "$p" == '!'* ]]; then
-            if grep -qE -- "${p#!}" <<<"$out"; then
-                echo "FAIL $name: a line matches /${p#!}/: $(grep -E -- "${p#!}" <<<"$out" | head -3)"
-                return
-            fi
-        elif ! grep -qE -- "$p" <<<"$out"; then
-            echo "FAIL $name: no line matches /$p/ in: $(printf '%s' "$out" | head -c 400)"
-            return
-        fi
-    done
-    echo "PASS $name"
-}
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$tests/.." && pwd)
 
 gpu=0
 "$cuk" -e 'modes' | grep -E '^[ *] tiled +GPU' | grep -vq unavailable && gpu=1
@@ -151,18 +114,6 @@ if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP step_terminal: tmux not installed"
     exit 0
 fi
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-wait_for() { # REGEX SECONDS: until some line of the screen matches
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -le "$end" ]; do
-        screen | grep -qE -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-result() { # NAME STATUS WHY
-    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; screen | sed '/^$/d' | tail -n 10 | sed 's/^/   | /'; fi
-}
 start() { # ARGS: cuk in a fresh terminal; its status is printed when it ends
     tm kill-server 2>/dev/null
     sleep 0.3

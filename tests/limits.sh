@@ -4,12 +4,7 @@
 # the machine has the memory, the allocation is refused with "out of host
 # memory: needs X" and exit status 1, never a crash or a kill. Shapes past
 # 2^31 - 1 are "too large" before any allocation.
-set -u
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export CUK_HISTORY=/dev/null
+. "$(dirname "$0")/lib.sh"
 
 if ldd "$cuk" 2>/dev/null | grep -q 'lib[at]san'; then # sanitizers reserve terabytes of address space
     echo "SKIP limits: cuk is built with a sanitizer, which cannot run under ulimit -v"

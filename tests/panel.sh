@@ -4,20 +4,15 @@
 # at 80x24 or 160x45, output that fits the output window, PgUp/PgDn, the
 # size after a resize and `panel off`/`panel on`, colour and NO_COLOR, and
 # `present on`. Skipped where tmux is not installed or cuk has no panel.
-set -u
 if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP panel: tmux not installed"
     exit 0
 fi
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+. "$(dirname "$0")/lib.sh"
 if "$cuk" --version | grep -qE 'no ncurses|no readline'; then
     echo "SKIP panel: cuk was built without ncurses or readline"
     exit 0
 fi
-work=$(mktemp -d)
-sock="cuk-panel-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 
 # start COLSxROWS [VAR=value...]: cuk with its panel in a fresh terminal.
 start() {
@@ -30,18 +25,8 @@ start() {
     wait_for '^ cuk \| mode [a-z]+ \| .*ready' 10
 }
 
-screen() { tm capture-pane -p -t t 2>/dev/null; }
 send() { tm send-keys -t t -l "$1"; tm send-keys -t t Enter; }
 
-# wait_for REGEX SECONDS: until some line of the screen matches.
-wait_for() {
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -le "$end" ]; do
-        screen | grep -qE -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # has REGEX...: every one matches some line of the screen.
 has() {
@@ -50,10 +35,6 @@ has() {
     for re in "$@"; do
         grep -qE -- "$re" <<<"$s" || return 1
     done
-}
-
-result() { # NAME CONDITION-STATUS WHY
-    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; screen | sed 's/^/   | /'; fi
 }
 
 # The numbers of a row of the last commands, each whole: kernel time, rate

@@ -4,18 +4,14 @@
 # across a restart, Tab completion, Ctrl-C at the prompt and during a long
 # command (also inside one row of a product, a transpose, rand and a BLAS
 # call), Ctrl-D. Skipped where tmux is not installed.
-set -u
 if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP terminal: tmux not installed"
     exit 0
 fi
-cuk=$(cd "$(dirname "$CUK")" && pwd)/$(basename "$CUK")
+. "$(dirname "$0")/lib.sh"
+unset CUK_HISTORY # the history file under HOME is part of what is tested
 readline=1
 "$cuk" --version | grep -q 'no readline' && readline=0
-work=$(mktemp -d)
-sock="cuk-test-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 
 # Start cuk in a fresh 100x30 terminal, with its own HOME (history file).
 start() {
@@ -25,29 +21,15 @@ start() {
     wait_for 'cuk\[[a-z]+\]>' 10
 }
 
-screen() { tm capture-pane -p -t t 2>/dev/null; }
 # The last line that is not blank.
 last_line() { screen | sed '/^[[:space:]]*$/d' | tail -n 1; }
 
-# wait_for REGEX SECONDS: until some line of the screen matches.
-wait_for() {
-    local end=$((SECONDS + $2))
-    while [ $SECONDS -le "$end" ]; do
-        screen | grep -qE -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # Until cuk has ended and its session closed (5 s at most); 0 if it did.
 wait_exit() {
     local end=$((SECONDS + 5))
     while tm has-session -t t 2>/dev/null && [ $SECONDS -le $end ]; do sleep 0.1; done
     ! tm has-session -t t 2>/dev/null
-}
-
-result() { # NAME CONDITION-STATUS WHY
-    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: $3"; echo "$(screen | tail -n 8)" | sed 's/^/   | /'; fi
 }
 
 start --no-panel
