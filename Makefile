@@ -37,6 +37,9 @@ probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(vo
             $(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo 1 || echo 0)
 
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+# Mode multi moves data between GPUs with NCCL, opened with dlopen like
+# cuBLAS; only its header is needed to build (the toolkit ships it).
+WITH_NCCL     ?= $(shell test -f $(CUDA_HOME)/include/nccl.h && echo 1 || echo 0)
 WITH_READLINE ?= $(call probe_c,readline/readline.h,-lreadline)
 WITH_NCURSES  ?= $(call probe_c,ncurses.h,-lncursesw)
 # Mode blas opens the system's BLAS with dlopen when first wanted
@@ -50,6 +53,7 @@ REF_BLAS_DIR  ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/blas
 REF_BLAS_FILE := $(wildcard $(REF_BLAS_DIR)/libblas.so.3)
 # Run each probe once, not at every use.
 WITH_CUDA := $(WITH_CUDA)
+WITH_NCCL := $(WITH_NCCL)
 WITH_READLINE := $(WITH_READLINE)
 WITH_NCURSES := $(WITH_NCURSES)
 WITH_BLAS := $(WITH_BLAS)
@@ -76,6 +80,11 @@ endif
 ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+ifeq ($(WITH_NCCL),1)
+FEATURES  += -DCUK_HAVE_NCCL=1
+else
+CU_SRC    := $(filter-out kernels/gpu_multi.cu,$(CU_SRC))
+endif
 # cuBLAS is not linked: kernels/gpu_cublas.cu opens it with dlopen when mode
 # cublas is first wanted, so that cuk starts in milliseconds and runs where
 # the toolkit is absent; the run path is where that dlopen looks. The CUDA
@@ -262,7 +271,7 @@ valgrind: cuk $(UNIT_BIN)
 	CUK=$(BIN) BUILD=$(BUILD) tests/valgrind.sh
 
 config:
-	@echo "CUDA=$(WITH_CUDA) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
+	@echo "CUDA=$(WITH_CUDA) NCCL=$(WITH_NCCL) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
 	BLAS=$(WITH_BLAS) (loaded at run time) arch=$(CUDA_ARCH)"
 
 install: $(BIN)

@@ -165,12 +165,23 @@ cuk_matrix *mat_new_host(int rows, int cols)
     return m;
 }
 
+/* A device block for m where be keeps its matrices. A spread mode's matrix
+ * the GPUs cannot hold together gets none: NULL with no error, and the
+ * matrix stays in (or goes to) host memory, where the mode's ops work on it
+ * out of core. */
+static pool_block *dev_block(const cuk_matrix *m, const cuk_backend *be, int *oom)
+{
+    *oom = 0;
+    return be->spread ? pool_try_alloc(POOL_SPREAD, mat_bytes(m), oom) : pool_alloc(mat_bytes(m));
+}
+
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
 {
     if (!mode_on_device(be))
         return mat_new_host(rows, cols);
     cuk_matrix *m = mat_shell(rows, cols);
-    if (m && !(m->dev = pool_alloc(mat_bytes(m)))) {
+    int oom;
+    if (m && !(m->dev = dev_block(m, be, &oom)) && (!oom || !(m->host = host_alloc(mat_bytes(m))))) {
         free(m);
         return NULL;
     }
@@ -252,13 +263,16 @@ float *mat_host(cuk_matrix *m)
     return m->host = h;
 }
 
-static float *mat_dev(cuk_matrix *m)
+/* The device copy (made now if need be); for a spread mode, the host copy
+ * of a matrix the GPUs cannot hold (out of core). */
+static float *mat_dev(cuk_matrix *m, const cuk_backend *be)
 {
     if (m->dev)
         return m->dev->ptr;
-    pool_block *b = pool_alloc(mat_bytes(m));
+    int oom;
+    pool_block *b = dev_block(m, be, &oom);
     if (!b)
-        return NULL;
+        return oom ? m->host : NULL;
     if (copy_timed(1, b->ptr, m->host, mat_bytes(m)) != 0) {
         pool_free(b);
         return NULL;
@@ -269,7 +283,7 @@ static float *mat_dev(cuk_matrix *m)
 
 float *mat_data(cuk_matrix *m, const cuk_backend *be)
 {
-    return mode_on_device(be) ? mat_dev(m) : mat_host(m);
+    return mode_on_device(be) ? mat_dev(m, be) : mat_host(m);
 }
 
 int mat_read(cuk_matrix *m, size_t first, size_t n, float *dst)

@@ -3,6 +3,7 @@
 #include "engine/ops.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/error.h"
 #include "base/fmt.h"
@@ -79,7 +80,53 @@ static cuk_matrix *begin(const cuk_backend *be, cuk_matrix *out)
     return out;
 }
 
-static cuk_matrix *start(const cuk_backend *be, int rows, int cols) { return begin(be, result(be, rows, cols)); }
+/* A spread mode's stand-in on the host (its row's spill), or the
+ * reference mode if that one is unavailable. */
+static const cuk_backend *spill_mode(const cuk_backend *be)
+{
+    const cuk_backend *h = be->spill ? mode_find(be->spill) : NULL;
+    return h && mode_available(h, NULL) ? h : mode_reference();
+}
+
+/* Put the n operands (NULL ones skipped) where be works: 1 if one of them
+ * stays in host memory because be spreads matrices over the GPUs and they
+ * cannot hold it, 0 if not, -1 on error. */
+static int place(const cuk_backend *be, cuk_matrix *const *ops, int n)
+{
+    int host = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ops[i])
+            continue;
+        if (!mat_data(ops[i], be))
+            return -1;
+        host |= be->spread && !ops[i]->dev;
+    }
+    return host;
+}
+
+/* The operands placed and the result made for an op of *be (copies counted
+ * in the record, before the start mark). Out of core: when a spread mode
+ * (multi) cannot hold an operand or the result on the GPUs, *be becomes
+ * its host mode, where the op then runs. NULL with the error set. */
+static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n, int rows, int cols)
+{
+    int host = place(*be, ops, n);
+    if (host < 0)
+        return NULL;
+    cuk_matrix *c = host ? NULL : result(*be, rows, cols);
+    if (host || (c && (*be)->spread && !c->dev)) {
+        mat_unref(c);
+        *be = spill_mode(*be);
+        c = place(*be, ops, n) < 0 ? NULL : result(*be, rows, cols);
+    }
+    return c;
+}
+
+/* prepare for an op of one operand (or none), with its start mark. */
+static cuk_matrix *start1(const cuk_backend **be, cuk_matrix *a, int rows, int cols)
+{
+    return begin(*be, prepare(be, &a, a ? 1 : 0, rows, cols));
+}
 
 cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
 {
@@ -120,11 +167,14 @@ cuk_matrix *op_ewise(const cuk_backend *be, cuk_ewop op, cuk_matrix *a, cuk_matr
     size_t n = mat_numel(big);
     char sh[64];
     cuk_arg pa, pb;
-    if (ewise_arg(be, a, mat_numel(a) == 1 && n > 1, &pa) != 0 ||
-        ewise_arg(be, b, mat_numel(b) == 1 && n > 1, &pb) != 0)
+    int bca = mat_numel(a) == 1 && n > 1, bcb = mat_numel(b) == 1 && n > 1;
+    cuk_matrix *ops[2] = {bca ? NULL : a, bcb ? NULL : b};
+    cuk_matrix *c = prepare(&be, ops, 2, big->rows, big->cols);
+    if (c && (ewise_arg(be, a, bca, &pa) != 0 || ewise_arg(be, b, bcb, &pb) != 0)) {
+        mat_unref(c);
         return NULL;
-    cuk_matrix *c = start(be, big->rows, big->cols);
-    if (!c)
+    }
+    if (!(c = begin(be, c)))
         return NULL;
     int rc = be->ops.ewise(op, out_data(c, be), pa, pb, n);
     return finish(be, c, rc, op_ewise_name(op), shape2(sh, sizeof sh, a, ",", b), (double)n,
@@ -135,10 +185,10 @@ cuk_matrix *op_unary(const cuk_backend *be, cuk_unop op, cuk_matrix *a)
 {
     size_t n = mat_numel(a);
     char sh[32];
-    const float *pa = mat_data(a, be);
-    cuk_matrix *c = pa ? start(be, a->rows, a->cols) : NULL;
+    cuk_matrix *c = start1(&be, a, a->rows, a->cols);
     if (!c)
         return NULL;
+    const float *pa = mat_data(a, be);
     int rc = be->ops.unary(op, out_data(c, be), pa, n);
     return finish(be, c, rc, op_unary_name(op), shape1(sh, sizeof sh, a), (double)n, 8.0 * (double)n);
 }
@@ -146,10 +196,10 @@ cuk_matrix *op_unary(const cuk_backend *be, cuk_unop op, cuk_matrix *a)
 cuk_matrix *op_transpose(const cuk_backend *be, cuk_matrix *a)
 {
     char sh[32];
-    const float *pa = mat_data(a, be);
-    cuk_matrix *c = pa ? start(be, a->cols, a->rows) : NULL;
+    cuk_matrix *c = start1(&be, a, a->cols, a->rows);
     if (!c)
         return NULL;
+    const float *pa = mat_data(a, be);
     int rc = be->ops.transpose(out_data(c, be), pa, a->rows, a->cols);
     return finish(be, c, rc, "transpose", shape1(sh, sizeof sh, a), 0, 8.0 * (double)mat_numel(a));
 }
@@ -158,10 +208,10 @@ cuk_matrix *op_reduce(const cuk_backend *be, cuk_redop op, cuk_matrix *a)
 {
     size_t n = mat_numel(a);
     char sh[32];
-    const float *pa = mat_data(a, be);
-    cuk_matrix *c = pa ? start(be, 1, 1) : NULL;
+    cuk_matrix *c = start1(&be, a, 1, 1);
     if (!c)
         return NULL;
+    const float *pa = mat_data(a, be);
     int rc = be->ops.reduce(op, out_data(c, be), pa, n);
     return finish(be, c, rc, op_reduce_name(op), shape1(sh, sizeof sh, a), op == CUK_RED_NORM ? 2.0 * n : (double)n,
                   4.0 * (double)n);
@@ -171,10 +221,11 @@ cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
 {
     size_t n = mat_numel(a);
     char sh[64];
-    const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
-    cuk_matrix *c = pb ? start(be, 1, 1) : NULL;
+    cuk_matrix *ops[2] = {a, b};
+    cuk_matrix *c = begin(be, prepare(&be, ops, 2, 1, 1));
     if (!c)
         return NULL;
+    const float *pa = mat_data(a, be), *pb = mat_data(b, be);
     int rc = be->ops.dot(out_data(c, be), pa, pb, n);
     /* dot(x, x) reads x once */
     return finish(be, c, rc, "dot", shape2(sh, sizeof sh, a, ",", b), 2.0 * n, (pa == pb ? 4.0 : 8.0) * n);
@@ -183,7 +234,7 @@ cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
 cuk_matrix *op_fill(const cuk_backend *be, int rows, int cols, float v)
 {
     char sh[32];
-    cuk_matrix *c = start(be, rows, cols);
+    cuk_matrix *c = start1(&be, NULL, rows, cols);
     if (!c)
         return NULL;
     int rc = be->ops.fill(out_data(c, be), v, mat_numel(c));
@@ -193,7 +244,7 @@ cuk_matrix *op_fill(const cuk_backend *be, int rows, int cols, float v)
 cuk_matrix *op_eye(const cuk_backend *be, int rows, int cols)
 {
     char sh[32];
-    cuk_matrix *c = start(be, rows, cols);
+    cuk_matrix *c = start1(&be, NULL, rows, cols);
     if (!c)
         return NULL;
     int rc = be->ops.eye(out_data(c, be), rows, cols);
@@ -203,7 +254,7 @@ cuk_matrix *op_eye(const cuk_backend *be, int rows, int cols)
 cuk_matrix *op_random(const cuk_backend *be, cuk_dist dist, int rows, int cols, uint64_t seed, uint64_t stream)
 {
     char sh[32];
-    cuk_matrix *c = start(be, rows, cols);
+    cuk_matrix *c = start1(&be, NULL, rows, cols);
     if (!c)
         return NULL;
     int rc = be->ops.random(dist, out_data(c, be), mat_numel(c), seed, stream);
@@ -214,10 +265,10 @@ cuk_matrix *op_random(const cuk_backend *be, cuk_dist dist, int rows, int cols, 
 cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c0, int nc)
 {
     char sh[32];
-    const float *pa = mat_data(a, be);
-    cuk_matrix *c = pa ? start(be, nr, nc) : NULL;
+    cuk_matrix *c = start1(&be, a, nr, nc);
     if (!c)
         return NULL;
+    const float *pa = mat_data(a, be);
     int rc = be->ops.copy2d(out_data(c, be), (size_t)nc, pa + (size_t)r0 * a->cols + c0, (size_t)a->cols, nr, nc);
     return finish(be, c, rc, "slice", shape1(sh, sizeof sh, c), 0, 8.0 * (double)mat_numel(c));
 }
@@ -225,10 +276,13 @@ cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c
 cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, size_t nblocks, int rows, int cols)
 {
     char sh[32];
+    cuk_matrix **ops = malloc(nblocks * sizeof *ops);
+    if (!ops)
+        return cuk_err("out of host memory"), NULL;
     for (size_t i = 0; i < nblocks; i++) /* move every block first, so the copies are the only timed work */
-        if (!mat_data(blocks[i].m, be))
-            return NULL;
-    cuk_matrix *c = start(be, rows, cols);
+        ops[i] = blocks[i].m;
+    cuk_matrix *c = begin(be, prepare(&be, ops, (int)nblocks, rows, cols));
+    free(ops);
     if (!c)
         return NULL;
     float *dst = out_data(c, be);

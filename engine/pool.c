@@ -18,22 +18,31 @@ typedef struct pool_segment {
     struct pool_segment *next;
 } pool_segment;
 
-static const pool_source gpu_source = {gpu_raw_alloc, gpu_raw_free, gpu_mem_info, gpu_memset};
+static const pool_source sources[POOL_KINDS] = {
+    [POOL_DEVICE] = {gpu_raw_alloc, gpu_raw_free, gpu_mem_info, gpu_memset},
+    [POOL_SPREAD] = {gpu_spread_alloc, gpu_spread_free, gpu_spread_mem_info, gpu_spread_fill},
+};
 
-static struct {
+typedef struct pool {
     const pool_source *src;
     pool_block *small_free[SMALL_CLASSES];
     pool_segment *segments;
     pool_block *large_free;
     pool_stats st;
-    int poison;
-} P = {&gpu_source, {0}, 0, 0, {0}, 0};
+} pool;
 
-void pool_init(const pool_source *src) { P.src = src ? src : &gpu_source; }
+static pool pools[POOL_KINDS] = {[POOL_DEVICE] = {&sources[POOL_DEVICE]}, [POOL_SPREAD] = {&sources[POOL_SPREAD]}};
+static int poison;
 
-void pool_set_poison(int on) { P.poison = on; }
+void pool_init_kind(pool_kind k, const pool_source *src) { pools[k].src = src ? src : &sources[k]; }
 
-void pool_get_stats(pool_stats *out) { *out = P.st; }
+void pool_init(const pool_source *src) { pool_init_kind(POOL_DEVICE, src); }
+
+void pool_set_poison(int on) { poison = on; }
+
+void pool_get_stats_of(pool_kind k, pool_stats *out) { *out = pools[k].st; }
+
+void pool_get_stats(pool_stats *out) { pool_get_stats_of(POOL_DEVICE, out); }
 
 static int small_class(size_t bytes)
 {
@@ -61,12 +70,12 @@ static size_t large_size(size_t bytes)
     return (bytes + step - 1) / step * step;
 }
 
-static int report_oom(size_t bytes)
+static int report_oom(pool *P, size_t bytes)
 {
     char need[32], fr[32], tot[32];
     size_t free_b = 0, total_b = 0;
     fmt_bytes(need, sizeof need, (double)bytes);
-    if (P.src->mem_info(&free_b, &total_b) != 0) {
+    if (P->src->mem_info(&free_b, &total_b) != 0) {
         cuk_err_clear();
         return cuk_err("out of device memory: needs %s", need);
     }
@@ -76,34 +85,34 @@ static int report_oom(size_t bytes)
 }
 
 /* Device memory from the source; on refusal, trim the cache and try once
- * more. `asked` is what the user's operation needs, for the message. */
-static void *source_alloc(size_t bytes, size_t asked)
+ * more. NULL with *oom set and no error if the device has too little. */
+static void *source_alloc(pool *P, size_t bytes, int *oom)
 {
     void *p = NULL;
-    int r = P.src->alloc(&p, bytes);
+    int r = P->src->alloc(&p, bytes);
     if (r == 1) {
         pool_trim();
-        r = P.src->alloc(&p, bytes);
+        r = P->src->alloc(&p, bytes);
     }
     if (r == 1) {
-        report_oom(asked);
+        *oom = 1;
         return NULL;
     }
     if (r != 0)
         return NULL;
-    P.st.device_allocs++;
-    P.st.held += bytes;
+    P->st.device_allocs++;
+    P->st.held += bytes;
     return p;
 }
 
-static void source_release(void *p, size_t bytes)
+static void source_release(pool *P, void *p, size_t bytes)
 {
-    if (P.src->release(p) != 0)
+    if (P->src->release(p) != 0)
         cuk_err_clear(); /* nothing useful to do: the memory is lost either way */
-    P.st.held -= bytes;
+    P->st.held -= bytes;
 }
 
-static int add_segment(int cls, size_t asked)
+static int add_segment(pool *P, int cls, int *oom)
 {
     size_t slot = small_size(cls);
     pool_segment *seg = calloc(1, sizeof *seg);
@@ -114,7 +123,7 @@ static int add_segment(int cls, size_t asked)
         free(seg);
         return cuk_err("out of host memory for the device pool");
     }
-    seg->base = source_alloc(POOL_SEGMENT, asked);
+    seg->base = source_alloc(P, POOL_SEGMENT, oom);
     if (!seg->base) {
         free(seg->slots);
         free(seg);
@@ -127,36 +136,36 @@ static int add_segment(int cls, size_t asked)
         b->ptr = (char *)seg->base + (size_t)i * slot;
         b->size = slot;
         b->seg = seg;
-        b->next = P.small_free[cls];
-        P.small_free[cls] = b;
+        b->next = P->small_free[cls];
+        P->small_free[cls] = b;
     }
-    seg->next = P.segments;
-    P.segments = seg;
+    seg->next = P->segments;
+    P->segments = seg;
     return 0;
 }
 
-static pool_block *alloc_small(size_t bytes)
+static pool_block *alloc_small(pool *P, size_t bytes, int *oom)
 {
     int cls = small_class(bytes);
-    if (P.small_free[cls]) {
-        P.st.reused++;
-    } else if (add_segment(cls, bytes) != 0) {
+    if (P->small_free[cls]) {
+        P->st.reused++;
+    } else if (add_segment(P, cls, oom) != 0) {
         return NULL;
     }
-    pool_block *b = P.small_free[cls];
-    P.small_free[cls] = b->next;
+    pool_block *b = P->small_free[cls];
+    P->small_free[cls] = b->next;
     b->seg->nfree--;
     return b;
 }
 
-static pool_block *alloc_large(size_t bytes)
+static pool_block *alloc_large(pool *P, size_t bytes, int *oom)
 {
     size_t size = large_size(bytes);
-    for (pool_block **pp = &P.large_free; *pp; pp = &(*pp)->next) {
+    for (pool_block **pp = &P->large_free; *pp; pp = &(*pp)->next) {
         if ((*pp)->size == size) {
             pool_block *b = *pp;
             *pp = b->next;
-            P.st.reused++;
+            P->st.reused++;
             return b;
         }
     }
@@ -165,7 +174,7 @@ static pool_block *alloc_large(size_t bytes)
         cuk_err("out of host memory for the device pool");
         return NULL;
     }
-    b->ptr = source_alloc(size, bytes);
+    b->ptr = source_alloc(P, size, oom);
     if (!b->ptr) {
         free(b);
         return NULL;
@@ -174,50 +183,65 @@ static pool_block *alloc_large(size_t bytes)
     return b;
 }
 
-pool_block *pool_alloc(size_t bytes)
+pool_block *pool_try_alloc(pool_kind k, size_t bytes, int *oom)
 {
+    pool *P = &pools[k];
+    *oom = 0;
     if (bytes == 0)
         bytes = 1;
-    P.st.requests++;
-    pool_block *b = bytes <= POOL_SMALL_MAX ? alloc_small(bytes) : alloc_large(bytes);
+    P->st.requests++;
+    pool_block *b = bytes <= POOL_SMALL_MAX ? alloc_small(P, bytes, oom) : alloc_large(P, bytes, oom);
     if (!b)
         return NULL;
-    if (P.poison && P.src->fill(b->ptr, 0xFF, b->size) != 0) {
+    b->owner = P;
+    if (poison && P->src->fill(b->ptr, 0xFF, b->size) != 0) {
         pool_free(b);
         return NULL;
     }
     b->requested = bytes;
     b->in_use = 1;
     b->next = NULL;
-    P.st.requested += bytes;
-    P.st.in_use += b->size;
+    P->st.requested += bytes;
+    P->st.in_use += b->size;
     return b;
 }
+
+pool_block *pool_alloc_in(pool_kind k, size_t bytes)
+{
+    int oom;
+    pool_block *b = pool_try_alloc(k, bytes, &oom);
+    if (!b && oom)
+        report_oom(&pools[k], bytes ? bytes : 1);
+    return b;
+}
+
+pool_block *pool_alloc(size_t bytes) { return pool_alloc_in(POOL_DEVICE, bytes); }
 
 void pool_free(pool_block *b)
 {
     if (!b)
         return;
+    pool *P = b->owner;
     if (b->in_use) {
-        P.st.requested -= b->requested;
-        P.st.in_use -= b->size;
+        P->st.requested -= b->requested;
+        P->st.in_use -= b->size;
         b->in_use = 0;
     }
     if (b->seg) {
         int cls = b->seg->slot_class;
-        b->next = P.small_free[cls];
-        P.small_free[cls] = b;
+        b->next = P->small_free[cls];
+        P->small_free[cls] = b;
         b->seg->nfree++;
     } else {
-        b->next = P.large_free;
-        P.large_free = b;
+        b->next = P->large_free;
+        P->large_free = b;
     }
 }
 
 /* Unlink the free slots of an empty segment from its class's free list. */
-static void unlink_segment_slots(pool_segment *seg)
+static void unlink_segment_slots(pool *P, pool_segment *seg)
 {
-    pool_block **pp = &P.small_free[seg->slot_class];
+    pool_block **pp = &P->small_free[seg->slot_class];
     while (*pp) {
         if ((*pp)->seg == seg)
             *pp = (*pp)->next;
@@ -226,24 +250,30 @@ static void unlink_segment_slots(pool_segment *seg)
     }
 }
 
-void pool_trim(void)
+static void trim_one(pool *P)
 {
-    while (P.large_free) {
-        pool_block *b = P.large_free;
-        P.large_free = b->next;
-        source_release(b->ptr, b->size);
+    while (P->large_free) {
+        pool_block *b = P->large_free;
+        P->large_free = b->next;
+        source_release(P, b->ptr, b->size);
         free(b);
     }
-    for (pool_segment **pp = &P.segments; *pp;) {
+    for (pool_segment **pp = &P->segments; *pp;) {
         pool_segment *seg = *pp;
         if (seg->nfree < seg->nslots) {
             pp = &seg->next;
             continue;
         }
-        unlink_segment_slots(seg);
+        unlink_segment_slots(P, seg);
         *pp = seg->next;
-        source_release(seg->base, POOL_SEGMENT);
+        source_release(P, seg->base, POOL_SEGMENT);
         free(seg->slots);
         free(seg);
     }
+}
+
+void pool_trim(void)
+{
+    for (int k = 0; k < POOL_KINDS; k++)
+        trim_one(&pools[k]);
 }

@@ -9,7 +9,10 @@
  * tries once more before reporting how much was needed and how much is free.
  *
  * The memory source is a table of functions, so the pool is tested on the
- * host with a fake device (tests/unit/test_pool.c). */
+ * host with a fake device (tests/unit/test_pool.c). There are two pools
+ * of the same design: one for device 0's memory (the single-GPU modes) and
+ * one for spread memory (mode multi: row slabs on every GPU, kernels/gpu.h);
+ * a block goes back to the pool it came from. */
 #ifndef CUK_POOL_H
 #define CUK_POOL_H
 
@@ -27,6 +30,9 @@ typedef struct {
     int (*fill)(void *p, int byte, size_t bytes);
 } pool_source;
 
+/* Which pool: the memory a mode's matrices live in. */
+typedef enum { POOL_DEVICE, POOL_SPREAD, POOL_KINDS } pool_kind;
+
 typedef struct pool_block {
     void *ptr;
     size_t size;             /* the block's class size */
@@ -34,6 +40,7 @@ typedef struct pool_block {
     struct pool_segment *seg;/* small blocks: their segment; large: NULL */
     struct pool_block *next; /* free list link */
     int in_use;
+    struct pool *owner;      /* the pool it goes back to */
 } pool_block;
 
 typedef struct {
@@ -45,18 +52,28 @@ typedef struct {
     unsigned long long reused;         /* served without a device allocation */
 } pool_stats;
 
-/* Use src from now on (the pool must be empty). NULL: the GPU (kernels/gpu.h). */
+/* Pool k uses src from now on (it must be empty). NULL: the GPU's own
+ * (kernels/gpu.h: cudaMalloc for POOL_DEVICE, spread memory for
+ * POOL_SPREAD). pool_init(src) is pool_init_kind(POOL_DEVICE, src). */
+void pool_init_kind(pool_kind k, const pool_source *src);
 void pool_init(const pool_source *src);
 
-/* A block of at least bytes, or NULL with the error set (out of device
- * memory: needed and free sizes; or the device's own error). */
+/* A block of at least bytes from pool k, or NULL with the error set (out of
+ * device memory: needed and free sizes; or the device's own error).
+ * pool_alloc(bytes) is pool_alloc_in(POOL_DEVICE, bytes). */
+pool_block *pool_alloc_in(pool_kind k, size_t bytes);
+/* The same, but out of device memory is NULL with *oom = 1 and no error
+ * set (for a caller with somewhere else to go); any other failure is NULL
+ * with *oom = 0 and the error set. */
+pool_block *pool_try_alloc(pool_kind k, size_t bytes, int *oom);
 pool_block *pool_alloc(size_t bytes);
 void pool_free(pool_block *b);
 
-/* Give every cached, unused byte back to the device. */
+/* Give every cached, unused byte of every pool back to its source. */
 void pool_trim(void);
 
-void pool_get_stats(pool_stats *out);
+void pool_get_stats_of(pool_kind k, pool_stats *out);
+void pool_get_stats(pool_stats *out); /* POOL_DEVICE's */
 /* Fill every block handed out with 0xFF bytes (NaN as float32), so tests
  * catch kernels that leave elements unwritten. */
 void pool_set_poison(int on);

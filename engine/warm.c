@@ -68,7 +68,7 @@ static int bufs_get(const cuk_backend *be, warm_bufs *b)
     memset(b, 0, sizeof *b);
     for (int i = 0; i < 4; i++) {
         if (mode_on_device(be)) {
-            if (!(b->blk[i] = pool_alloc(bytes)))
+            if (!(b->blk[i] = pool_alloc_in(be->spread ? POOL_SPREAD : POOL_DEVICE, bytes)))
                 return -1;
             b->p[i] = b->blk[i]->ptr;
         } else if (!(b->p[i] = calloc(1, bytes))) {
@@ -162,12 +162,17 @@ static void shape_add(const cuk_backend *be, int m, int n, int k)
     W.nshape++;
 }
 
+/* A spread product this large (a TFLOP: 10 ms on two GPUs, seconds out of
+ * core) is not run twice: its set-up is lost in its own time. */
+#define SPREAD_WARM_MAX_FLOPS 1e12
+
 /* Host modes are left alone: a first run there costs what the others do,
  * and a cpu product can take minutes. */
 int warm_matmul(const cuk_backend *be, float *c, const float *a, const float *b, int m, int n, int k)
 {
     char what[96];
-    if (!mode_on_device(be) || shape_seen(be, m, n, k))
+    if (!mode_on_device(be) || shape_seen(be, m, n, k) ||
+        (be->spread && 2.0 * m * n * k > SPREAD_WARM_MAX_FLOPS))
         return 0;
     const cuk_backend *running = mode_running();
     timing_setup_begin();

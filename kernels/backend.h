@@ -84,6 +84,15 @@ typedef struct cuk_backend {
     cuk_needs needs;
     int reference;         /* the mode speedups are measured against */
     int min_cc;            /* GPU compute capability needed, as 10*major+minor (80: TF32); 0: any */
+    /* 1: its matrices are spread in row slabs over every GPU (spread
+     * memory, kernels/gpu.h); one the GPUs cannot hold together lives in
+     * host memory instead, and its ops take host pointers for it (out of
+     * core). 0: one GPU's memory, or the host's. */
+    int spread;
+    /* A spread mode's host mode: what runs an op, the product excepted,
+     * whose operands or result the GPUs could not hold (engine/ops.c);
+     * the reference mode if it is unavailable. */
+    const char *spill;
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */
     const char *summary;   /* one line for `modes` and `help modes` */
     /* The product's access pattern, for `why` and `roofline`: how many

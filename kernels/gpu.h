@@ -77,6 +77,45 @@ typedef struct {
  * included; returns the count. */
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap);
 
+
+/* --- several GPUs: mode multi (gpu_multi.cu, gpu_spread.cu) ----------------
+ * Device 0 is the engine's; multi uses every visible GPU (CUDA_VISIBLE_DEVICES
+ * decides which), the engine's included. Without CUDA there are none. */
+#define GPU_MAX_DEVICES 8
+
+/* How many GPUs are visible and usable (at most GPU_MAX_DEVICES); 0 if none. */
+int gpu_count(void);
+/* GPU g's facts and its memory now: 0, or -1 with the error set. */
+int gpu_facts_of(int g, device_facts *f, size_t *free_bytes, size_t *total_bytes);
+
+/* How two GPUs are linked. */
+typedef struct {
+    int peer;         /* each can read the other's memory directly */
+    int nvlink;       /* native atomics across the link: NVLink (PCIe has none) */
+    double gbs;       /* copy bandwidth from one to the other, measured once; 0 if not */
+} gpu_link;
+/* The link between GPUs i and j (i != j), measuring its bandwidth the
+ * first time it is asked: 0, or -1 with the error set. */
+int gpu_link_of(int i, int j, gpu_link *out);
+
+/* Spread memory: one range of addresses whose bytes lie on several GPUs in
+ * consecutive parts (GPU 0's first), readable and writable by all of them;
+ * a row-major matrix in it is a stack of row slabs, one per GPU. It is the
+ * device pool's source for mode multi's matrices (engine/pool.h). Same
+ * contract as gpu_raw_alloc: 0 ok, 1 out of memory (no error set), -1. */
+int gpu_spread_alloc(void **p, size_t bytes);
+int gpu_spread_free(void *p);
+/* Free and total bytes summed over the GPUs (a cap set by CUK_MULTI_LIMIT
+ * counts as the total). */
+int gpu_spread_mem_info(size_t *free_bytes, size_t *total_bytes);
+int gpu_spread_fill(void *p, int byte, size_t bytes);
+/* Bytes of spread memory GPU g holds for the pool. */
+size_t gpu_spread_held(int g);
+/* How [p, p + bytes) lies across the GPUs: the count of parts (GPUs, in
+ * order), part g being bytes start[g] .. start[g] + len[g] - 1 of the range
+ * on GPU gpu[g]; 0 if p is not spread memory. */
+int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *start, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,19 @@ extern "C" int gpu_eye(float *out, int rows, int cols)
     return 0;
 }
 
+/* Rows r0 .. r1 - 1 of the rows x cols identity, into out (its row r0):
+ * mode multi's share of eye on one GPU. */
+extern "C" int gpu_eye_rows(float *out, int cols, int r0, int r1)
+{
+    if (r1 <= r0 || cols <= 0)
+        return 0;
+    GPU_CHECK(cudaMemsetAsync(out, 0, (size_t)(r1 - r0) * cols * sizeof(float), gpu_stream_handle()));
+    size_t d = r0 < cols ? (size_t)((r1 < cols ? r1 : cols) - r0) : 0;
+    if (d)
+        GPU_LAUNCH(diagonal_kernel, gpu_grid_1d(d), GPU_THREADS, 0, out + r0, (size_t)cols, d);
+    return 0;
+}
+
 /* Largest pitch cudaMemcpy2D accepts, in bytes (the attribute, asked once). */
 static int max_pitch(size_t *pitch)
 {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <cublasLt.h>
+#include <cublasXt.h>
 
 #include "base/error.h"
 
@@ -35,7 +36,9 @@ extern "C" int cublas_load(const char **why);
  * is cublasCreate_v2) is that symbol, in the table and in dlsym alike. */
 #define CUBLAS_FUNCTIONS(X)                                                                                     \
     X(cublasCreate) X(cublasDestroy) X(cublasSetStream) X(cublasSetMathMode) X(cublasSetPointerMode)            \
-    X(cublasSgeam) X(cublasSdot_64) X(cublasGetStatusName) X(cublasGetStatusString) X(cublasGetProperty)
+    X(cublasSgeam) X(cublasSdot_64) X(cublasGetStatusName) X(cublasGetStatusString) X(cublasGetProperty)         \
+    X(cublasSgemm) X(cublasXtCreate) X(cublasXtDestroy) X(cublasXtDeviceSelect) X(cublasXtSetBlockDim)          \
+    X(cublasXtSgemm)
 #define CUBLASLT_FUNCTIONS(X)                                                                                   \
     X(cublasLtCreate) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatrixLayoutCreate)    \
     X(cublasLtMatrixLayoutDestroy) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)         \
@@ -167,6 +170,9 @@ typedef struct {
 /* The library's state, made on first use and kept for the process. */
 static struct {
     cublasHandle_t handle;   /* for geam and dot */
+    cublasHandle_t on[GPU_MAX_DEVICES]; /* mode multi's products, one per GPU */
+    cublasXtHandle_t xt;     /* out-of-core products over xt_gpus GPUs */
+    int xt_gpus;
     cublasLtHandle_t lt;     /* for the product */
     lt_plan plans[LT_PLANS]; /* a ring of the shapes seen */
     int nplans, next_plan;
@@ -182,11 +188,12 @@ static int configure(cublasHandle_t h)
     return 0;
 }
 
-/* The handle, created on first use; a half-configured one is never kept.
- * NULL with the error set if cuBLAS cannot be loaded or cannot start. */
-static cublasHandle_t get_handle(void)
+/* A handle in *slot on the current device, created on first use; a
+ * half-configured one is never kept. NULL with the error set if cuBLAS
+ * cannot be loaded or cannot start. */
+static cublasHandle_t handle_in(cublasHandle_t *slot)
 {
-    if (!lib.handle) {
+    if (!*slot) {
         cublasHandle_t fresh;
         if (need_library() != 0)
             return NULL;
@@ -199,10 +206,12 @@ static cublasHandle_t get_handle(void)
             api.cublasDestroy(fresh);
             return NULL;
         }
-        lib.handle = fresh;
+        *slot = fresh;
     }
-    return lib.handle;
+    return *slot;
 }
+
+static cublasHandle_t get_handle(void) { return handle_in(&lib.handle); }
 
 static void plan_release(lt_plan *p)
 {
@@ -325,6 +334,58 @@ extern "C" int cublas_dot(float *out, const float *x, const float *y, size_t n)
     CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
     CUBLAS_CHECK(api.cublasSdot_64(h, (int64_t)n, x, 1, y, 1, out));
     gpu_count_call("cublasSdot (library kernels)");
+    return 0;
+}
+
+/* --- mode multi's products (gpu_multi.cu) ------------------------------------ */
+
+/* c (m x n, leading dimension ldc) = a (m x k, lda) @ b (k x n, ldb) +
+ * beta c on the selected GPU and its stream, in FP32 exactly: one GPU's
+ * share of a spread product. Row-major, so cuBLAS computes c^T = b^T a^T. */
+extern "C" int cublas_gemm_ld(float *c, size_t ldc, const float *a, size_t lda, const float *b, size_t ldb, int m,
+                              int n, int k, float beta)
+{
+    const float one = 1.0f;
+    cublasHandle_t h = handle_in(&lib.on[gpu_selected()]);
+    if (!h)
+        return -1;
+    CUBLAS_CHECK(api.cublasSetStream(h, gpu_stream_handle()));
+    CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CUBLAS_CHECK(api.cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, (int)ldb, a, (int)lda, &beta, c,
+                                 (int)ldc));
+    gpu_count_call("cublasSgemm per GPU (library kernels)");
+    return 0;
+}
+
+/* c = a @ b by cuBLASXt over GPUs 0 .. gpus - 1 in tiles of block x block
+ * (0: the library's own choice): operands and result anywhere, host memory
+ * included, which is what mode multi's out-of-core product needs. The call
+ * returns when the product is done. */
+extern "C" int cublas_xt_matmul(float *c, const float *a, const float *b, int m, int n, int k, int gpus, int block)
+{
+    const float one = 1.0f, zero = 0.0f;
+    int ids[GPU_MAX_DEVICES];
+    if (need_library() != 0)
+        return -1;
+    if (lib.xt && lib.xt_gpus != gpus) {
+        api.cublasXtDestroy(lib.xt);
+        lib.xt = NULL;
+    }
+    if (!lib.xt) {
+        for (int g = 0; g < gpus; g++)
+            ids[g] = g;
+        CUBLAS_CHECK(api.cublasXtCreate(&lib.xt));
+        lib.xt_gpus = gpus;
+        CUBLAS_CHECK(api.cublasXtDeviceSelect(lib.xt, gpus, ids));
+    }
+    if (block > 0)
+        CUBLAS_CHECK(api.cublasXtSetBlockDim(lib.xt, block));
+    /* Work queued before on the engine's stream must be done: cuBLASXt
+     * runs on streams of its own. */
+    if (gpu_sync() != 0)
+        return -1;
+    CUBLAS_CHECK(api.cublasXtSgemm(lib.xt, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+    gpu_count_call("cublasXtSgemm (library, every GPU)");
     return 0;
 }
 

@@ -25,8 +25,19 @@ int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *file, int l
  * (gpu_cublas.cu): cuk links no cuBLAS, so call no cuBLAS function directly. */
 void gpu_cublas_status(cublasStatus_t st, const char **name, const char **text);
 
-/* The engine's one stream: every copy, kernel and cuBLAS call goes on it. */
+/* The stream of the selected device (gpu_select): every copy, kernel and
+ * cuBLAS call goes on it. Between operations that is device 0's, the
+ * engine's stream, where the timing marks are. */
 cudaStream_t gpu_stream_handle(void);
+cudaStream_t gpu_engine_stream(void);
+/* Make device g current (mode multi: each GPU's share of an operation):
+ * cudaSetDevice, and g's stream and scratch for what follows; its stream is
+ * made the first time. 0, or -1 with the error set. Select 0 again after. */
+int gpu_select(int g);
+int gpu_selected(void);
+/* How many GPUs spread memory lies on (gpu_spread.cu): the visible ones
+ * from 0 on that can all reach each other; 0 with the error set if none. */
+int gpu_spread_gpus(void);
 
 /* Record a launch of `func` named `name` (a string literal) under the mode
  * that is running (mode_running), for the `kernels` command, and check it
@@ -44,8 +55,9 @@ int gpu_blocks_per_sm(const void *func, int threads, size_t smem);
 unsigned gpu_grid_1d(size_t n);
 int gpu_sm_count(void);
 
-/* A device buffer of at least `bytes` that lives for the session (reduction
- * partials and accumulators). Grows only when too small; never freed per op. */
+/* A buffer of at least `bytes` on the selected device that lives for the
+ * session (reduction partials and accumulators). Grows only when too small;
+ * never freed per op. */
 int gpu_scratch(void **p, size_t bytes);
 
 }

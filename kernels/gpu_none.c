@@ -53,3 +53,25 @@ double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to) { return -1.0; }
 int gpu_cublas_version(void) { return 0; }
 
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap) { return 0; }
+
+int gpu_count(void) { return 0; }
+int gpu_facts_of(int g, device_facts *f, size_t *free_bytes, size_t *total_bytes) { return no_cuda(); }
+int gpu_link_of(int i, int j, gpu_link *out) { return no_cuda(); }
+
+int gpu_spread_alloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    return no_cuda();
+}
+
+int gpu_spread_free(void *p) { return p ? no_cuda() : 0; }
+
+int gpu_spread_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    *free_bytes = *total_bytes = 0;
+    return no_cuda();
+}
+
+int gpu_spread_fill(void *p, int byte, size_t bytes) { return no_cuda(); }
+size_t gpu_spread_held(int g) { return 0; }
+int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *start, size_t *len) { return 0; }

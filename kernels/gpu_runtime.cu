@@ -11,15 +11,24 @@
 
 /* --- device state --------------------------------------------------------- */
 
-/* The process's device: one, opened once (one session per process). */
+/* What each GPU in use has of its own: mode multi runs kernels on every
+ * visible GPU (gpu_select), the other modes on device 0 alone. */
+typedef struct {
+    cudaStream_t stream;     /* device 0's is the engine's stream */
+    void *scratch_buf;       /* gpu_scratch's buffer */
+    size_t scratch_cap;
+} gpu_side;
+
+/* The process's devices, opened once (one session per process). */
 static struct {
     int init_state;          /* 0 not tried, 1 usable, -1 no device */
     char unusable_why[600];  /* set when init_state < 0 or after poisoning */
     int poisoned;
-    gpu_info info;
-    cudaStream_t stream;     /* every copy, kernel and library call goes on it */
-    void *scratch_buf;       /* gpu_scratch's buffer */
-    size_t scratch_cap;
+    gpu_info info;           /* device 0's */
+    int count;               /* visible devices (at most GPU_MAX_DEVICES) */
+    int cur;                 /* the device gpu_select chose; 0 between ops */
+    gpu_side side[GPU_MAX_DEVICES];
+    cudaStream_t stream;     /* device 0's stream: every copy, kernel and library call of the engine */
 } gpu;
 
 /* FP32 lanes per SM by architecture, for the peak the panel shows. */
@@ -42,25 +51,25 @@ static int attr(cudaDeviceAttr what, int dev)
     return v;
 }
 
-static void fill_info(const cudaDeviceProp *p, int dev)
+static void fill_info(gpu_info *f, const cudaDeviceProp *p, int dev)
 {
-    snprintf(gpu.info.name, sizeof gpu.info.name, "%s", p->name);
-    gpu.info.cc_major = p->major;
-    gpu.info.cc_minor = p->minor;
-    gpu.info.sms = p->multiProcessorCount;
-    gpu.info.fp32_lanes_per_sm = fp32_lanes(p->major, p->minor);
+    snprintf(f->name, sizeof f->name, "%s", p->name);
+    f->cc_major = p->major;
+    f->cc_minor = p->minor;
+    f->sms = p->multiProcessorCount;
+    f->fp32_lanes_per_sm = fp32_lanes(p->major, p->minor);
     /* CUDA 13 dropped the clock fields from cudaDeviceProp: ask for them. */
-    gpu.info.clock_ghz = attr(cudaDevAttrClockRate, dev) * 1e-6;
-    gpu.info.peak_gflops = gpu.info.sms * gpu.info.fp32_lanes_per_sm * 2.0 * gpu.info.clock_ghz;
+    f->clock_ghz = attr(cudaDevAttrClockRate, dev) * 1e-6;
+    f->peak_gflops = f->sms * f->fp32_lanes_per_sm * 2.0 * f->clock_ghz;
     double mem_hz = attr(cudaDevAttrMemoryClockRate, dev) * 1e3;
     double bus_bytes = attr(cudaDevAttrGlobalMemoryBusWidth, dev) / 8.0;
-    gpu.info.mem_bw_gbs = 2.0 * mem_hz * bus_bytes * 1e-9;   /* double data rate */
-    gpu.info.mem_total = p->totalGlobalMem;
-    gpu.info.l2_bytes = (size_t)p->l2CacheSize;
-    gpu.info.max_threads_per_sm = p->maxThreadsPerMultiProcessor;
-    gpu.info.smem_per_sm = p->sharedMemPerMultiprocessor;
-    cudaDriverGetVersion(&gpu.info.driver_version);
-    cudaRuntimeGetVersion(&gpu.info.runtime_version);
+    f->mem_bw_gbs = 2.0 * mem_hz * bus_bytes * 1e-9;   /* double data rate */
+    f->mem_total = p->totalGlobalMem;
+    f->l2_bytes = (size_t)p->l2CacheSize;
+    f->max_threads_per_sm = p->maxThreadsPerMultiProcessor;
+    f->smem_per_sm = p->sharedMemPerMultiprocessor;
+    cudaDriverGetVersion(&f->driver_version);
+    cudaRuntimeGetVersion(&f->runtime_version);
 }
 
 /* Why cudaGetDeviceCount found nothing, in the user's terms. */
@@ -111,7 +120,9 @@ static int open_device(void)
                  cudaGetErrorName(err), cudaGetErrorString(err));
         return -1;
     }
-    fill_info(&prop, 0);
+    fill_info(&gpu.info, &prop, 0);
+    gpu.side[0].stream = gpu.stream;
+    gpu.count = count < GPU_MAX_DEVICES ? count : GPU_MAX_DEVICES;
     return 0;
 }
 
@@ -145,7 +156,53 @@ extern "C" void gpu_poison(const char *why)
 
 extern "C" cudaStream_t gpu_stream_handle(void)
 {
+    return gpu.side[gpu.cur].stream;
+}
+
+extern "C" cudaStream_t gpu_engine_stream(void)
+{
     return gpu.stream;
+}
+
+extern "C" int gpu_count(void)
+{
+    return gpu_init() == 0 ? gpu.count : 0;
+}
+
+extern "C" int gpu_facts_of(int g, device_facts *f, size_t *free_bytes, size_t *total_bytes)
+{
+    cudaDeviceProp prop;
+    if (g < 0 || g >= gpu_count())
+        return cuk_err("there is no GPU %d (%d visible)", g, gpu_count());
+    GPU_CHECK(cudaGetDeviceProperties(&prop, g));
+    fill_info(f, &prop, g);
+    GPU_CHECK(cudaSetDevice(g));
+    cudaError_t err = cudaMemGetInfo(free_bytes, total_bytes);
+    GPU_CHECK(cudaSetDevice(gpu.cur));
+    GPU_CHECK(err);
+    return 0;
+}
+
+/* Device g's stream, made the first time (non-blocking, like device 0's). */
+static int open_side(int g)
+{
+    if (!gpu.side[g].stream)
+        GPU_CHECK(cudaStreamCreateWithFlags(&gpu.side[g].stream, cudaStreamNonBlocking));
+    return 0;
+}
+
+extern "C" int gpu_select(int g)
+{
+    if (g == gpu.cur)
+        return 0;
+    GPU_CHECK(cudaSetDevice(g));
+    gpu.cur = g;
+    return open_side(g);
+}
+
+extern "C" int gpu_selected(void)
+{
+    return gpu.cur;
 }
 
 extern "C" int gpu_sm_count(void)
@@ -325,19 +382,20 @@ extern "C" unsigned gpu_grid_1d(size_t n)
 
 extern "C" int gpu_scratch(void **p, size_t bytes)
 {
-    if (bytes > gpu.scratch_cap) {
+    gpu_side *d = &gpu.side[gpu.cur];
+    if (bytes > d->scratch_cap) {
         size_t cap = bytes > 65536 ? bytes : 65536;
-        if (gpu.scratch_buf) {
+        if (d->scratch_buf) {
             /* Queued kernels may still use the old buffer. */
-            GPU_CHECK(cudaStreamSynchronize(gpu.stream));
-            GPU_CHECK(cudaFree(gpu.scratch_buf));
-            gpu.scratch_buf = NULL;
-            gpu.scratch_cap = 0;
+            GPU_CHECK(cudaStreamSynchronize(d->stream));
+            GPU_CHECK(cudaFree(d->scratch_buf));
+            d->scratch_buf = NULL;
+            d->scratch_cap = 0;
         }
-        GPU_CHECK(cudaMalloc(&gpu.scratch_buf, cap));
-        gpu.scratch_cap = cap;
+        GPU_CHECK(cudaMalloc(&d->scratch_buf, cap));
+        d->scratch_cap = cap;
     }
-    *p = gpu.scratch_buf;
+    *p = d->scratch_buf;
     return 0;
 }
 

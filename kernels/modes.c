@@ -23,6 +23,16 @@ cuk_eye_fn cpu_eye, blas_eye, gpu_eye;
 cuk_random_fn cpu_random, blas_random, gpu_random;
 cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
 int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
+cuk_matmul_fn multi_matmul;
+cuk_transpose_fn multi_transpose;
+cuk_ewise_fn multi_ewise;
+cuk_unary_fn multi_unary;
+cuk_reduce_fn multi_reduce;
+cuk_dot_fn multi_dot;
+cuk_fill_fn multi_fill;
+cuk_eye_fn multi_eye;
+cuk_random_fn multi_random;
+cuk_copy2d_fn multi_copy2d;
 
 /* Entry points of optional parts are left out of builds without them; the
  * mode is then unavailable (mode_available says why) and never called. */
@@ -30,6 +40,18 @@ int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
 #define GPU_OP(fn) fn
 #else
 #define GPU_OP(fn) NULL
+#endif
+/* Mode multi needs NCCL's header to build (kernels/gpu_multi.cu). */
+#if defined(CUK_HAVE_CUDA) && defined(CUK_HAVE_NCCL)
+#define MULTI_OP(fn) fn
+int multi_load(const char **why); /* NCCL is opened when first wanted */
+#else
+#define MULTI_OP(fn) NULL
+static int multi_load(const char **why)
+{
+    *why = "cuk was built without NCCL's header (nccl.h), which mode multi needs";
+    return 0;
+}
 #endif
 #ifdef CUK_HAVE_BLAS
 #define BLAS_OP(fn) fn
@@ -71,6 +93,15 @@ static cuk_backend table[] = {
     {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .matmul_reuse = 0,
      .summary = "GPU: cuk's 3xTF32 tensor-core product (big+small split, corrections summed apart): FP32 accuracy",
      .ops = {.matmul = GPU_OP(tf32x3_matmul)}},
+    /* Every GPU at once: row slabs in spread memory, NCCL between them; a
+     * matrix they cannot hold goes to host memory, where blas's kernels
+     * work on it (spill) and the product runs out of core on cuBLASXt. */
+    {.name = "multi", .needs = NEEDS_GPU, .spread = 1, .spill = "blas", .matmul_reuse = 0,
+     .load = multi_load,
+     .summary = "every GPU: row slabs on each, cuBLAS per GPU with B broadcast by NCCL; out of core past them",
+     .ops = {MULTI_OP(multi_matmul), MULTI_OP(multi_transpose), MULTI_OP(multi_ewise), MULTI_OP(multi_unary),
+             MULTI_OP(multi_reduce), MULTI_OP(multi_dot), MULTI_OP(multi_fill), MULTI_OP(multi_eye),
+             MULTI_OP(multi_random), MULTI_OP(multi_copy2d)}},
 };
 
 #define NMODES ((int)(sizeof table / sizeof table[0]))
