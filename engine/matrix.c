@@ -175,6 +175,14 @@ static pool_block *dev_block(const cuk_matrix *m, const cuk_backend *be, int *oo
     return be->spread ? pool_try_alloc(POOL_SPREAD, mat_bytes(m), oom) : pool_alloc(mat_bytes(m));
 }
 
+/* Page-lock the host copy of a matrix the GPUs work on out of core, so that
+ * they stream it at the link's rate (bench/perf_multi.c measures both).
+ * Where the system refuses (a memory-lock limit), it stays pageable. */
+static void pin_host(cuk_matrix *m)
+{
+    m->pinned = gpu_host_pin(m->host, mat_bytes(m)) == 0;
+}
+
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
 {
     if (!mode_on_device(be))
@@ -185,6 +193,8 @@ cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
         free(m);
         return NULL;
     }
+    if (m && !m->dev)
+        pin_host(m);
     return m;
 }
 
@@ -227,6 +237,8 @@ void mat_unref(cuk_matrix *m)
 {
     if (!m || --m->refs > 0)
         return;
+    if (m->pinned)
+        gpu_host_unpin(m->host); /* it is freed either way */
     if (m->host)
         host_release(m->host, mat_bytes(m));
     pool_free(m->dev);
@@ -271,6 +283,8 @@ static float *mat_dev(cuk_matrix *m, const cuk_backend *be)
         return m->dev->ptr;
     int oom;
     pool_block *b = dev_block(m, be, &oom);
+    if (!b && oom && !m->pinned)
+        pin_host(m);
     if (!b)
         return oom ? m->host : NULL;
     if (copy_timed(1, b->ptr, m->host, mat_bytes(m)) != 0) {

@@ -34,6 +34,7 @@ typedef struct cuk_matrix {
     int refs;
     int rows, cols;
     float *host;                 /* NULL until a host copy exists */
+    int pinned;                  /* host is page-locked: mode multi's out-of-core matrices */
     struct pool_block *dev;      /* NULL until a device copy exists */
     int nexact;                  /* 0, or rows*cols: exact[] holds every element */
     double exact[MAT_EXACT_MAX];

@@ -25,13 +25,18 @@ static const pool_source sources[POOL_KINDS] = {
 
 typedef struct pool {
     const pool_source *src;
+    /* Large blocks at their size in whole segments, not in a class: spread
+     * memory is cut in equal parts over the GPUs, and a class's slack
+     * (up to 25%) would all land on the last ones' share. */
+    int exact;
     pool_block *small_free[SMALL_CLASSES];
     pool_segment *segments;
     pool_block *large_free;
     pool_stats st;
 } pool;
 
-static pool pools[POOL_KINDS] = {[POOL_DEVICE] = {&sources[POOL_DEVICE]}, [POOL_SPREAD] = {&sources[POOL_SPREAD]}};
+static pool pools[POOL_KINDS] = {[POOL_DEVICE] = {&sources[POOL_DEVICE], 0},
+                                 [POOL_SPREAD] = {&sources[POOL_SPREAD], 1}};
 static int poison;
 
 void pool_init_kind(pool_kind k, const pool_source *src) { pools[k].src = src ? src : &sources[k]; }
@@ -160,7 +165,7 @@ static pool_block *alloc_small(pool *P, size_t bytes, int *oom)
 
 static pool_block *alloc_large(pool *P, size_t bytes, int *oom)
 {
-    size_t size = large_size(bytes);
+    size_t size = P->exact ? (bytes + POOL_SEGMENT - 1) / POOL_SEGMENT * POOL_SEGMENT : large_size(bytes);
     for (pool_block **pp = &P->large_free; *pp; pp = &(*pp)->next) {
         if ((*pp)->size == size) {
             pool_block *b = *pp;

@@ -111,6 +111,13 @@ int gpu_spread_mem_info(size_t *free_bytes, size_t *total_bytes);
 int gpu_spread_fill(void *p, int byte, size_t bytes);
 /* Bytes of spread memory GPU g holds for the pool. */
 size_t gpu_spread_held(int g);
+/* Page-lock host memory for the GPUs (cudaHostRegister), so that copies
+ * from it run at the link's full rate: mode multi's out-of-core operands.
+ * 0, or -1 if refused; the error slot is left alone (these run while
+ * matrices are made and freed, also with an error pending). Unpin what was
+ * pinned before freeing it. */
+int gpu_host_pin(void *p, size_t bytes);
+int gpu_host_unpin(void *p);
 /* How [p, p + bytes) lies across the GPUs: the count of parts (GPUs, in
  * order), part g being bytes start[g] .. start[g] + len[g] - 1 of the range
  * on GPU gpu[g]; 0 if p is not spread memory. */

@@ -11,11 +11,11 @@
  *     them in GPU order (the same rules for NaN as one GPU, and the same
  *     sum every time);
  *   the product C = A @ B: GPU g computes its row slab of C from its rows of
- *     A and all of B: first with the rows of B it holds, then with each
- *     other GPU's rows, broadcast by NCCL a chunk at a time into a buffer
- *     while the previous chunk's product runs (a 1-D algorithm: every GPU
- *     receives all of B it lacks, (P-1)/P of B; SUMMA's 2-D grid pays off
- *     past about 8 GPUs, README);
+ *     A and all of B, a chunk of B's rows at a time: a chunk of its own
+ *     where it lies, another GPU's broadcast by NCCL into a buffer while
+ *     the previous chunk's product runs (a 1-D algorithm: every GPU
+ *     receives all of B it lacks, (P-1)/P of B; where SUMMA's 2-D grid
+ *     pays off: ARCHITECTURE.md);
  *   a product with an operand the GPUs cannot hold (host memory: out of
  *     core) goes to cuBLASXt over every GPU.
  *
@@ -170,7 +170,11 @@ static int open_gpu(int g)
     multi_gpu *d = &M.g[g];
     if (gpu_select(g) != 0)
         return -1;
-    GPU_CHECK(cudaStreamCreateWithFlags(&d->comm, cudaStreamNonBlocking));
+    /* NCCL's kernels first: a broadcast waiting for SMs behind a long
+     * product on its root would leave the GPUs it feeds idle. */
+    int least, greatest;
+    GPU_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    GPU_CHECK(cudaStreamCreateWithPriority(&d->comm, cudaStreamNonBlocking, greatest));
     GPU_CHECK(cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming));
     GPU_CHECK(cudaEventCreateWithFlags(&d->comm_done, cudaEventDisableTiming));
     for (int i = 0; i < 2; i++) {
@@ -551,12 +555,12 @@ typedef struct {
     int m, n, k;
     shares rows;   /* of C (and A: the same rows) */
     shares brows;  /* of B */
-    int kc;        /* rows of B in a broadcast chunk */
+    int kc;        /* rows of B in a chunk */
     int started[GPU_MAX_DEVICES]; /* GPU's C slab has its first term (beta 0 after) */
 } product;
 
 /* GPU g's rows of C += its rows of A, columns k0 .., times rows k0 .. k0 +
- * kn - 1 of B (at bk, leading dimension n). */
+ * kn - 1 of B (at bk, leading dimension n); the first term overwrites. */
 static int share_gemm(product *p, int g, const float *bk, int k0, int kn)
 {
     for (int i = 0; i < p->rows.n; i++) {
@@ -571,34 +575,26 @@ static int share_gemm(product *p, int g, const float *bk, int k0, int kn)
     return 0;
 }
 
-/* Each GPU's rows of C from the rows of B it holds: no transfer. */
-static int local_terms(product *p)
-{
-    for (int j = 0; j < p->brows.n; j++) {
-        int g = p->brows.gpu[j], k0 = (int)p->brows.first[j];
-        if (gpu_select(g) != 0 || share_gemm(p, g, p->b + (size_t)k0 * p->n, k0, (int)p->brows.count[j]) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Rows k0 .. k0 + kn - 1 of B, held by GPU root, to every other GPU's chunk
- * buffer `slot` (NCCL, on the comm streams), each then multiplied in on
- * its product stream; the buffer is refilled only after that product has
- * read it. */
-static int chunk_term(product *p, int root, int k0, int kn, int slot, int reuse)
+/* The term of rows k0 .. k0 + kn - 1 of B, which GPU root holds: root
+ * multiplies them in where they are; NCCL broadcasts them (on the comm
+ * streams) into every other GPU's next chunk buffer, which each multiplies
+ * in on its product stream. A buffer is refilled only after the product
+ * that read it; recv[g] counts the chunks GPU g has received. */
+static int chunk_term(product *p, int root, int k0, int kn, int *recv)
 {
     const float *src = p->b + (size_t)k0 * p->n;
+    if (gpu_select(root) != 0 || share_gemm(p, root, src, k0, kn) != 0)
+        return -1;
     for (int g = 0; g < M.n; g++) {
-        if (g == root || !reuse)
+        if (g == root || recv[g] < 2)
             continue;
         if (gpu_select(g) != 0)
             return -1;
-        GPU_CHECK(cudaStreamWaitEvent(M.g[g].comm, M.g[g].free[slot], 0));
+        GPU_CHECK(cudaStreamWaitEvent(M.g[g].comm, M.g[g].free[recv[g] % 2], 0));
     }
     NCCL_CHECK(nccl.ncclGroupStart());
     for (int g = 0; g < M.n; g++) {
-        void *dst = g == root ? (void *)src : (void *)M.g[g].chunk[slot];
+        void *dst = g == root ? (void *)src : (void *)M.g[g].chunk[recv[g] % 2];
         NCCL_CHECK(nccl.ncclBroadcast(src, dst, (size_t)kn * p->n, ncclFloat, root, M.comm[g], M.g[g].comm));
     }
     NCCL_CHECK(nccl.ncclGroupEnd());
@@ -606,6 +602,7 @@ static int chunk_term(product *p, int root, int k0, int kn, int slot, int reuse)
         if (g == root)
             continue;
         multi_gpu *d = &M.g[g];
+        int slot = recv[g]++ % 2;
         if (gpu_select(g) != 0)
             return -1;
         GPU_CHECK(cudaEventRecord(d->ready[slot], d->comm));
@@ -617,25 +614,38 @@ static int chunk_term(product *p, int root, int k0, int kn, int slot, int reuse)
     return 0;
 }
 
-/* Every GPU's rows of C from the rows of B the other GPUs hold, a chunk at
- * a time, two buffers in turn, so that the next chunk's broadcast runs
- * under this one's product. */
-static int remote_terms(product *p)
+/* Every term, the owners' chunks taken in turn (the first of each owner's,
+ * then the second, ...): every GPU then always has a chunk of its own to
+ * multiply while the next one from another GPU arrives. Taken owner by
+ * owner instead, one GPU would wait while another worked through its
+ * chunks (NCCL keeps the broadcasts in order): 1046 ms against 753 at
+ * 32768^3 on two H200s (kernels/PERF.md, ## multi). */
+static int all_terms(product *p)
 {
-    int slot = 0, used = 0;
-    for (int j = 0; j < p->brows.n; j++) {
-        int root = p->brows.gpu[j], k0 = (int)p->brows.first[j], k1 = k0 + (int)p->brows.count[j];
-        for (int k = k0; k < k1; k += p->kc, slot ^= 1, used++)
-            if (chunk_term(p, root, k, k1 - k < p->kc ? k1 - k : p->kc, slot, used >= 2) != 0)
+    int recv[GPU_MAX_DEVICES] = {0}, more = 1;
+    for (int t = 0; more; t++) {
+        more = 0;
+        for (int j = 0; j < p->brows.n; j++) {
+            int k0 = (int)p->brows.first[j] + t * p->kc, k1 = (int)(p->brows.first[j] + p->brows.count[j]);
+            if (k0 >= k1)
+                continue;
+            more = 1;
+            if (chunk_term(p, p->brows.gpu[j], k0, k1 - k0 < p->kc ? k1 - k0 : p->kc, recv) != 0)
                 return -1;
+        }
     }
     return 0;
 }
 
+/* Rows of B in a chunk: CHUNK_FLOATS' worth, but at least CHUNK_MIN_ROWS,
+ * so that each product of a chunk is a long one (every chunk's product
+ * also reads and writes C's slab: at 100000^2 that is 15 GB a chunk). */
+#define CHUNK_MIN_ROWS 1024
+
 static int spread_product(product *p)
 {
     size_t kc = CHUNK_FLOATS / (size_t)p->n;
-    kc = kc < 1 ? 1 : kc;
+    kc = kc < CHUNK_MIN_ROWS ? CHUNK_MIN_ROWS : kc;
     p->kc = (int)(kc < (size_t)p->k ? kc : (size_t)p->k);
     for (int g = 0; g < M.n; g++) {
         p->started[g] = 0;
@@ -643,8 +653,7 @@ static int spread_product(product *p)
             return -1;
     }
     int rc = fork_all();
-    rc = rc ? rc : local_terms(p);
-    rc = rc ? rc : remote_terms(p);
+    rc = rc ? rc : all_terms(p);
     return join_all(rc);
 }
 

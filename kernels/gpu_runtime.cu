@@ -424,6 +424,22 @@ extern "C" int gpu_raw_free(void *p)
     return 0;
 }
 
+extern "C" int gpu_host_pin(void *p, size_t bytes)
+{
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) == cudaSuccess)
+        return 0;
+    cudaGetLastError();
+    return -1;
+}
+
+extern "C" int gpu_host_unpin(void *p)
+{
+    if (cudaHostUnregister(p) == cudaSuccess)
+        return 0;
+    cudaGetLastError();
+    return -1;
+}
+
 extern "C" int gpu_memset(void *p, int byte, size_t bytes)
 {
     GPU_CHECK(cudaMemsetAsync(p, byte, bytes, gpu.stream));

@@ -20,10 +20,12 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "kernels/variants.h"
 
 /* Below this a matrix is not worth splitting: it goes whole on GPU 0, and
  * its operations run there alone (a fork and join across GPUs costs more
- * than they save). */
+ * than they save). `set spread all` splits every allocation of two pages
+ * or more. */
 #define SPREAD_MIN ((size_t)64 << 20)
 
 /* --- the driver's virtual memory functions ---------------------------------- */
@@ -160,7 +162,7 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 static int plan_parts(spread_alloc *a, size_t bytes)
 {
     size_t total = round_up(bytes, S.gran);
-    int n = total < SPREAD_MIN ? 1 : S.ngpu;
+    int n = total < (variant_is(VAR_SPREAD, "all") ? 2 * S.gran : SPREAD_MIN) ? 1 : S.ngpu;
     size_t per = round_up((total + n - 1) / n, S.gran);
     a->bytes = 0;
     a->nparts = 0;

@@ -30,6 +30,10 @@ static const variant_switch table[VAR_COUNT] = {
     [VAR_TC] = {"tc", "tf32x3: matmul", "which tensor-core instruction the 3xTF32 product issues", 0, 2,
                 {{"wgmma", "Hopper's warpgroup MMA fed by TMA (on cc 9.0; elsewhere mma.sync)"},
                  {"mma", "the warp-level mma.sync m16n8k8 of Ampere on, on any GPU with TF32"}}},
+    [VAR_SPREAD] = {"spread", "multi: matmul transpose sum mean norm min max dot",
+                    "which of mode multi's new matrices are cut into row slabs over the GPUs", 0, 2,
+                    {{"large", "64 MiB and more; smaller ones whole on GPU 0 (a fork and join costs more than they save)"},
+                     {"all", "4 MiB and more (parts are whole 2 MiB pages): small matrices' slabs, for lessons and tests"}}},
 };
 
 /* The current value of each switch, as an index into its values. */

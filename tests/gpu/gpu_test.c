@@ -18,7 +18,14 @@
  *   gpu_test --fast-mem    only mode fast's memory-bound kernels, called
  *                          directly (with --sanitizer: not at 2^24 + 1)
  *   gpu_test --tc          only the tensor-core modes, tf32 and tf32x3 (and
- *                          the variant `set tc mma`); with the others too */
+ *                          the variant `set tc mma`); with the others too
+ *   gpu_test --multi       only mode multi, every matrix of 4 MiB and more
+ *                          cut into row slabs (`set spread all`); with the
+ *                          others too
+ *   gpu_test --out-of-core only mode multi, allowed 4 MiB of each GPU
+ *                          (CUK_MULTI_LIMIT): its matrices go to host
+ *                          memory, its products to cuBLASXt, the rest to
+ *                          mode blas */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -849,15 +856,60 @@ static void tc_cases(int nshapes)
     }
 }
 
+/* On two GPUs or more, a 1037 x 1055 matrix made in mode multi under
+ * `set spread all` lies on two of them, its split inside a row (4 MiB is
+ * not a whole number of its rows): the case every share must get right. */
+static void multi_spread(void)
+{
+    const char *src = "mode multi; set spread all; S = rand(1037, 1055); T = S';";
+    CHECKF(run_source(oc_s, src, strlen(src), "test", 1, 1) == RUN_OK, "'%s' failed", src);
+    cuk_matrix *m = ws_get(&oc_s->ws, "S");
+    int gpus[GPU_MAX_DEVICES];
+    size_t start[GPU_MAX_DEVICES], len[GPU_MAX_DEVICES];
+    int parts = m && m->dev ? gpu_spread_parts(m->dev->ptr, mat_bytes(m), gpus, start, len) : -1;
+    int want = gpu_count() > 1 ? 2 : 1;
+    CHECKF(parts == want, "S lies in %d parts, want %d (%d GPUs)", parts, want, gpu_count());
+    if (parts == 2)
+        CHECKF(start[1] % (1055 * sizeof(float)) != 0, "S's split at byte %zu falls between rows", start[1]);
+    variant_reset();
+}
+
+/* Mode multi like the other GPU modes, with every matrix of two pages or
+ * more split over the GPUs, so that the small shapes reach the shares'
+ * edges. Out of core (limit set): the same checks, the matrices then in
+ * host memory. */
+static void multi_cases(int nshapes, const char *tag)
+{
+    const char *why;
+    if (!mode_available(mode_find("multi"), &why)) {
+        check_skip("ops_multi", why);
+        return;
+    }
+    run_source(oc_s, "set spread all;", 15, "test", 1, 1);
+    oc_variant = tag;
+    for (int i = 0; i < nshapes; i++)
+        oc_all("multi", shapes[i][0], shapes[i][1], shapes[i][2]);
+    for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
+        oc_matmul_case("multi", products[i][0], products[i][1], products[i][2]);
+    oc_variant = NULL;
+    variant_reset();
+    if (!tag)
+        check_run("gpu_multi_spread", multi_spread);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, sanitizer = 0, fast_mem = 0, tc = 0;
+    int quick = 0, sanitizer = 0, fast_mem = 0, tc = 0, multi = 0, ooc = 0;
     for (int i = 1; i < argc; i++) {
         quick |= !strcmp(argv[i], "--quick");
         sanitizer |= !strcmp(argv[i], "--sanitizer");
         fast_mem |= !strcmp(argv[i], "--fast-mem");
         tc |= !strcmp(argv[i], "--tc");
+        multi |= !strcmp(argv[i], "--multi");
+        ooc |= !strcmp(argv[i], "--out-of-core");
     }
+    if (ooc) /* before mode multi reads it */
+        setenv("CUK_MULTI_LIMIT", "0.004", 1);
     const char *why;
     if (!gpu_usable(&why)) {
         char name[96];
@@ -883,6 +935,11 @@ int main(int argc, char **argv)
         session_free(oc_s);
         return check_exit();
     }
+    if (multi || ooc) {
+        multi_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]), ooc ? "ooc" : NULL);
+        session_free(oc_s);
+        return check_exit();
+    }
     if (tc) { /* the tensor-core modes alone: a short run for their kernels */
         tc_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]));
         variant_cases(!quick && !sanitizer, "tf32x3");
@@ -902,6 +959,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
         oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
     tc_cases(nshapes);
+    multi_cases(nshapes, NULL);
     variant_cases(!quick && !sanitizer, NULL);
     fast_mem_cases();
     classic_dot();

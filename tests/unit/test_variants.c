@@ -106,7 +106,7 @@ static void bad_changes_nothing(void)
     static const struct {
         const char *name, *value, *says;
     } bad[] = {
-        {"tyle", "8", "set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc)"},
+        {"tyle", "8", "set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc, spread)"},
         {"tile", "12", "set: tile can be 8, 16 or 32, not '12'"},
         {"tile", "8.0", "set: tile can be 8, 16 or 32, not '8.0'"},
         {"pad", "ON", "set: pad can be on or off, not 'ON'"},
@@ -177,7 +177,7 @@ static void set_errors(void)
     static const struct {
         const char *src, *says, *caret;
     } bad[] = {
-        {"set tyle 8", "error: set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc)\n", "\n      ^"},
+        {"set tyle 8", "error: set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc, spread)\n", "\n      ^"},
         {"set tile 12", "error: set: tile can be 8, 16 or 32, not '12'\n", "\n           ^"},
         {"set pad of", "error: set: pad can be on or off, not 'of'\n", "\n          ^"},
         {"set 8", "error: expected the name of a switch, found a number\n", "\n      ^"},
