@@ -100,7 +100,11 @@ static int nccl_fail(ncclResult_t r, const char *call, const char *file, int lin
 /* The mode's state: the GPUs, their NCCL communicators, a second stream on
  * each for the broadcasts, the events that order the streams, and each
  * GPU's buffers for B's chunks and its partial results. */
-#define CHUNK_FLOATS ((size_t)64 << 20) /* a chunk of B: at most 256 MiB */
+/* A chunk of B: at most 512 MiB (two buffers on each GPU). Fewer, longer
+ * products lose fewer partial last waves: at 16384^3 chunks of 8192 rows,
+ * with each round's own chunks first, took 86.3 ms against 88.6 for 4096
+ * (kernels/PERF.md, ## multi). */
+#define CHUNK_FLOATS ((size_t)128 << 20)
 
 typedef struct {
     cudaStream_t comm;          /* NCCL's work, beside the products */
@@ -575,16 +579,14 @@ static int share_gemm(product *p, int g, const float *bk, int k0, int kn)
     return 0;
 }
 
-/* The term of rows k0 .. k0 + kn - 1 of B, which GPU root holds: root
- * multiplies them in where they are; NCCL broadcasts them (on the comm
- * streams) into every other GPU's next chunk buffer, which each multiplies
- * in on its product stream. A buffer is refilled only after the product
- * that read it; recv[g] counts the chunks GPU g has received. */
-static int chunk_term(product *p, int root, int k0, int kn, int *recv)
+/* The term of rows k0 .. k0 + kn - 1 of B for every GPU but root, which
+ * holds them: NCCL broadcasts them (on the comm streams) into each other
+ * GPU's next chunk buffer, which it then multiplies in on its product
+ * stream. A buffer is refilled only after the product that read it;
+ * recv[g] counts the chunks GPU g has received. */
+static int sent_term(product *p, int root, int k0, int kn, int *recv)
 {
     const float *src = p->b + (size_t)k0 * p->n;
-    if (gpu_select(root) != 0 || share_gemm(p, root, src, k0, kn) != 0)
-        return -1;
     for (int g = 0; g < M.n; g++) {
         if (g == root || recv[g] < 2)
             continue;
@@ -614,25 +616,40 @@ static int chunk_term(product *p, int root, int k0, int kn, int *recv)
     return 0;
 }
 
-/* Every term, the owners' chunks taken in turn (the first of each owner's,
- * then the second, ...): every GPU then always has a chunk of its own to
- * multiply while the next one from another GPU arrives. Taken owner by
- * owner instead, one GPU would wait while another worked through its
- * chunks (NCCL keeps the broadcasts in order): 1046 ms against 753 at
- * 32768^3 on two H200s (kernels/PERF.md, ## multi). */
+/* Owner j's chunk t of B's rows: 0 and its rows in *k0, *kn; -1 if it has
+ * no chunk t. */
+static int chunk_of(const product *p, int j, int t, int *k0, int *kn)
+{
+    int first = (int)p->brows.first[j] + t * p->kc, end = (int)(p->brows.first[j] + p->brows.count[j]);
+    if (first >= end)
+        return -1;
+    *k0 = first;
+    *kn = end - first < p->kc ? end - first : p->kc;
+    return 0;
+}
+
+/* Every term, in rounds: in round t each GPU first multiplies in its own
+ * chunk t (where it lies), then the other owners' chunks t as they arrive,
+ * so that a GPU always has its own work while the next chunk travels.
+ * Taken owner by owner instead, one GPU waited while another worked
+ * through its chunks (NCCL keeps the broadcasts in order): 1046 ms against
+ * 753 at 32768^3 on two H200s (kernels/PERF.md, ## multi). */
 static int all_terms(product *p)
 {
-    int recv[GPU_MAX_DEVICES] = {0}, more = 1;
+    int recv[GPU_MAX_DEVICES] = {0}, more = 1, k0, kn;
     for (int t = 0; more; t++) {
         more = 0;
         for (int j = 0; j < p->brows.n; j++) {
-            int k0 = (int)p->brows.first[j] + t * p->kc, k1 = (int)(p->brows.first[j] + p->brows.count[j]);
-            if (k0 >= k1)
+            if (chunk_of(p, j, t, &k0, &kn) != 0)
                 continue;
             more = 1;
-            if (chunk_term(p, p->brows.gpu[j], k0, k1 - k0 < p->kc ? k1 - k0 : p->kc, recv) != 0)
+            if (gpu_select(p->brows.gpu[j]) != 0 ||
+                share_gemm(p, p->brows.gpu[j], p->b + (size_t)k0 * p->n, k0, kn) != 0)
                 return -1;
         }
+        for (int j = 0; j < p->brows.n; j++)
+            if (chunk_of(p, j, t, &k0, &kn) == 0 && sent_term(p, p->brows.gpu[j], k0, kn, recv) != 0)
+                return -1;
     }
     return 0;
 }
