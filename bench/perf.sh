@@ -5,6 +5,9 @@
 # of the output is the summary. Logs go to $OUT (the device tool's folder)
 # or ./bench-logs. Needs a GPU for everything but the host benchmarks.
 set -u
+# NCCL (mode multi) never with NVLink multicast: on a shared host it can
+# take every GPU out of service. cuk sets it too; this covers what it runs.
+export NCCL_NVLS_ENABLE=0
 cd "$(dirname "$0")/.." || exit 1
 : "${BUILD:=build}" "${CUK:=./cuk}"
 export CUK BUILD
