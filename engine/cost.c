@@ -8,6 +8,7 @@
 #include "base/fmt.h"
 #include "engine/host.h"
 #include "engine/snapshot.h"
+#include "kernels/gpu.h"
 #include "kernels/variants.h"
 
 static cost_ceilings given;
@@ -36,6 +37,7 @@ void cost_ceilings_get(cost_ceilings *c, int measure_host)
         c->dev_gflops = d.f.peak_gflops;
         c->dev_gbs = d.f.mem_bw_gbs;
         c->dev_onchip_gbs = d.f.sms * 128.0 * d.f.clock_ghz; /* 32 banks x 4 B a clock per SM */
+        c->dev_count = gpu_count() > 0 ? gpu_count() : 1;
     }
     snprintf(c->host_name, sizeof c->host_name, "%s", h->model);
     c->host_cores = h->cores;
@@ -54,6 +56,11 @@ const char *cost_bound_name(cost_bound b)
 static const char *ceilings_for(const cuk_backend *be, const cost_ceilings *ce, double *peak, double *bw,
                                 double *onchip)
 {
+    if (mode_on_device(be) && be->spread && ce->dev_count > 1) { /* GPUs of the same model, all at work */
+        int n = ce->dev_count;
+        *peak = n * ce->dev_gflops, *bw = n * ce->dev_gbs, *onchip = n * ce->dev_onchip_gbs;
+        return "every GPU";
+    }
     if (mode_on_device(be)) {
         *peak = ce->dev_gflops, *bw = ce->dev_gbs, *onchip = ce->dev_onchip_gbs;
         return "the GPU";

@@ -19,6 +19,7 @@ typedef struct {
     double dev_gflops;         /* FP32 peak */
     double dev_gbs;            /* memory bandwidth */
     double dev_onchip_gbs;     /* shared memory / L1: SMs x 128 B x clock */
+    int dev_count;             /* GPUs a spread mode (multi) runs on: its ceilings are this many times one's */
     char host_name[128];
     int host_cores;
     double host_gflops, host_core_gflops;

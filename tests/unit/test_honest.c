@@ -150,6 +150,21 @@ static void cost_tiled_product(void)
     CHECKF(r.bound == COST_ONCHIP, "tiled: bound by %s", cost_bound_name(r.bound));
 }
 
+/* multi runs on every GPU: its percent of peak is of all of them, and a
+ * one-GPU mode's stays of one. */
+static void cost_multi_peak(void)
+{
+    cost_ceilings ce = h200();
+    ce.dev_count = 2;
+    double rate;
+    int compute;
+    double one = cost_percent(&ce, mode_find("cublas"), 2e12, 1e9, 40.0, &rate, &compute);
+    double all = cost_percent(&ce, mode_find("multi"), 2e12, 1e9, 40.0, &rate, &compute);
+    CHECKF(compute && NEAR(one, 2 * all), "cublas %g%%, multi %g%% of their peaks at the same rate", one, all);
+    ce.dev_count = 1;
+    CHECK(NEAR(cost_percent(&ce, mode_find("multi"), 2e12, 1e9, 40.0, &rate, &compute), one));
+}
+
 static void cost_cublas_product(void)
 {
     cost_ceilings ce = h200();
@@ -448,6 +463,7 @@ int main(void)
     RUN(cost_naive_product);
     RUN(cost_tiled_product);
     RUN(cost_cublas_product);
+    RUN(cost_multi_peak);
     RUN(cost_sums);
     RUN(cost_copies_and_host);
     RUN(host_peak_from_cpuinfo);

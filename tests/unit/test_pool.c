@@ -200,9 +200,46 @@ static void host_buffers_poisoned(void)
     mat_host_trim();
 }
 
+/* The spread pool (mode multi) beside the device pool, both on the fake
+ * device: a block goes back to the pool it came from, a large one is cut
+ * to whole segments (no class slack), and out of memory there is no error
+ * for pool_try_alloc, only the flag (the matrix then goes to host memory),
+ * while pool_alloc_in still reports it. */
+static void spread_pool_beside_device_pool(void)
+{
+    reset(64u << 20);
+    pool_stats sd, ss;
+    size_t odd = (5u << 20) + 12345; /* a class of 6 MiB in the device pool */
+    pool_block *d = pool_alloc(odd), *sp = pool_alloc_in(POOL_SPREAD, odd);
+    CHECK(d && sp && d->ptr != sp->ptr);
+    CHECKF(d->size == (6u << 20) && sp->size == (6u << 20), "sizes %zu %zu", d ? d->size : 0, sp ? sp->size : 0);
+    pool_block *sp2 = pool_alloc_in(POOL_SPREAD, (9u << 20) + 1);
+    CHECKF(sp2 && sp2->size == (10u << 20), "spread block of %zu, want 10 MiB (whole segments)", sp2 ? sp2->size : 0);
+    pool_get_stats_of(POOL_DEVICE, &sd);
+    pool_get_stats_of(POOL_SPREAD, &ss);
+    CHECKF(sd.requested == odd && ss.requested == odd + (9u << 20) + 1, "requested %zu and %zu", sd.requested,
+           ss.requested);
+    pool_free(sp);
+    pool_block *again = pool_alloc_in(POOL_SPREAD, odd);
+    CHECK(again && again->ptr == sp->ptr); /* back in the spread pool, not the device one */
+    pool_free(d);
+    pool_get_stats_of(POOL_DEVICE, &sd);
+    CHECK(sd.requested == 0);
+    int oom = 0;
+    cuk_err_clear();
+    pool_block *huge = pool_try_alloc(POOL_SPREAD, 100u << 20, &oom);
+    CHECKF(!huge && oom && cuk_err_get()->kind == CUK_E_NONE, "try: %p, oom %d, error '%s'", (void *)huge, oom,
+           cuk_err_get()->msg);
+    CHECK(!pool_alloc_in(POOL_SPREAD, 100u << 20) && strstr(cuk_err_get()->msg, "out of device memory"));
+    cuk_err_clear();
+    pool_free(again);
+    pool_free(sp2);
+}
+
 int main(void)
 {
     pool_init(&fake);
+    pool_init_kind(POOL_SPREAD, &fake);
     RUN(repeated_product_allocates_once);
     RUN(small_blocks_share_segments);
     RUN(size_classes);
@@ -210,6 +247,7 @@ int main(void)
     RUN(poison);
     RUN(host_buffers_reused);
     RUN(host_buffers_poisoned);
+    RUN(spread_pool_beside_device_pool);
     pool_trim();
     return check_exit();
 }
