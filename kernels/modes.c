@@ -12,27 +12,18 @@
 
 /* The entry points the rows name, each defined in its mode's file. */
 cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul, tf32_matmul,
-    tf32x3_matmul;
-cuk_transpose_fn cpu_transpose, blas_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose;
-cuk_ewise_fn cpu_ewise, blas_ewise, gpu_ewise, fast_ewise;
-cuk_unary_fn cpu_unary, blas_unary, gpu_unary, fast_unary;
-cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce, fast_reduce;
-cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, fast_dot, cublas_dot;
-cuk_fill_fn cpu_fill, blas_fill, gpu_fill;
-cuk_eye_fn cpu_eye, blas_eye, gpu_eye;
-cuk_random_fn cpu_random, blas_random, gpu_random;
-cuk_copy2d_fn cpu_copy2d, gpu_copy2d;
+    tf32x3_matmul, multi_matmul;
+cuk_transpose_fn cpu_transpose, blas_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose,
+    multi_transpose;
+cuk_ewise_fn cpu_ewise, blas_ewise, gpu_ewise, fast_ewise, multi_ewise;
+cuk_unary_fn cpu_unary, blas_unary, gpu_unary, fast_unary, multi_unary;
+cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce, fast_reduce, multi_reduce;
+cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, fast_dot, cublas_dot, multi_dot;
+cuk_fill_fn cpu_fill, blas_fill, gpu_fill, multi_fill;
+cuk_eye_fn cpu_eye, blas_eye, gpu_eye, multi_eye;
+cuk_random_fn cpu_random, blas_random, gpu_random, multi_random;
+cuk_copy2d_fn cpu_copy2d, gpu_copy2d, multi_copy2d;
 int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
-cuk_matmul_fn multi_matmul;
-cuk_transpose_fn multi_transpose;
-cuk_ewise_fn multi_ewise;
-cuk_unary_fn multi_unary;
-cuk_reduce_fn multi_reduce;
-cuk_dot_fn multi_dot;
-cuk_fill_fn multi_fill;
-cuk_eye_fn multi_eye;
-cuk_random_fn multi_random;
-cuk_copy2d_fn multi_copy2d;
 
 /* Entry points of optional parts are left out of builds without them; the
  * mode is then unavailable (mode_available says why) and never called. */
