@@ -271,36 +271,51 @@ static int info_link_line(int i, int j)
     return both;
 }
 
+/* The mode whose matrices are spread over every GPU (multi), or NULL. */
+static const cuk_backend *spread_mode(void)
+{
+    for (int i = 0; i < mode_count(); i++)
+        if (mode_get(i)->spread)
+            return mode_get(i);
+    return NULL;
+}
+
 /* Every visible GPU and, for two or more, each pair's link. Mode multi
  * spreads over the GPUs from 0 on that all reach each other's memory
  * (kernels/gpu_spread.cu); a pair without that leaves the rest out. */
 static void info_gpus(void)
 {
+    const cuk_backend *spread = spread_mode();
+    const char *why = NULL;
     snap_gpus gs;
-    int reach;
     snap_gpus_get(&gs);
     if (gs.n == 0) {
         out_printf("GPUs:     cannot be listed (%s)\n", gs.why);
         return;
     }
-    if (gs.n == 1) {
-        out_printf("GPUs:     1 visible: mode multi runs on it alone\n");
+    if (spread && !mode_available(spread, &why))
+        out_printf("GPUs:     %d visible; mode %s is unavailable: %s\n", gs.n, spread->name, why);
+    else if (spread && gs.n == 1)
+        out_printf("GPUs:     1 visible: mode %s runs on it alone\n", spread->name);
+    else if (spread)
+        out_printf("GPUs:     %d visible (CUDA_VISIBLE_DEVICES picks them); mode %s spreads its matrices over them\n",
+                   gs.n, spread->name);
+    else /* no row spreads matrices over the GPUs */
+        out_printf("GPUs:     %d visible\n", gs.n);
+    if (gs.n == 1)
         return;
-    }
-    out_printf("GPUs:     %d visible (CUDA_VISIBLE_DEVICES picks them); mode multi spreads its matrices over them\n",
-               gs.n);
     for (int g = 0; g < gs.n; g++)
         info_gpu_line(g, &gs.gpu[g]);
-    reach = gs.n;
+    int reach = gs.n;
     for (int i = 0; i < gs.n; i++)
         for (int j = i + 1; j < gs.n; j++)
             if (info_link_line(i, j) == 0 && j < reach)
                 reach = j;
-    if (reach == 1)
-        out_printf("          mode multi runs on GPU 0 alone: no other GPU reaches its memory directly\n");
-    else if (reach < gs.n)
-        out_printf("          mode multi uses GPUs 0-%d only: the first ones that all reach each other's memory\n",
-                   reach - 1);
+    if (spread && !why && reach == 1)
+        out_printf("          mode %s runs on GPU 0 alone: no other GPU reaches its memory directly\n", spread->name);
+    else if (spread && !why && reach < gs.n)
+        out_printf("          mode %s uses GPUs 0-%d only: the first ones that all reach each other's memory\n",
+                   spread->name, reach - 1);
 }
 
 /* The host's ceilings: what cpu and blas rows are a percentage of. */

@@ -53,7 +53,8 @@ check time_no_speedup 0 '^  blas: kernels' -- sh -c "'$cuk' -e 'A = rand(64); mo
 check info 0 '^host: .*cores \([0-9]+ logical\)' '^host FP32: .* x 2 x ' '^host memory: [0-9.]+ GB/s' \
     '^(device:|FP32:)' -- "$cuk" -e 'info'
 if [ $gpu = 1 ]; then # every GPU; with two or more, their links, measured
-    check info_gpus 0 '^GPUs: +([0-9]+ visible \(|1 visible: mode multi runs on it alone$)' -- "$cuk" -e 'info'
+    check info_gpus 0 '^GPUs: +([0-9]+ visible \(|1 visible: mode multi runs on it alone$|[0-9]+ visible; mode multi is unavailable: )' -- \
+        "$cuk" -e 'info'
 fi
 check kernels_host 0 'runs on the host' -- "$cuk" -e 'mode cpu; kernels'
 check panel_script 1 'panel: needs an interactive terminal' -- "$cuk" -e 'panel on'
