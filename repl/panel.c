@@ -316,8 +316,9 @@ static int bar_room(const bar_line *l, int k, int w)
 
 /* The lines from row on, in one wording and one bar width, so that their
  * bars line up: the bar narrows, then the words shorten, then the host
- * goes. A bar wants 10 columns (2 a part), is at most 20 (40 on a wide
- * screen), and never less than a column a part. */
+ * goes. A bar wants 10 columns and 2 a part (a '|' between parts), is
+ * at most 20 (40 on a wide screen) unless that is less, and never less
+ * than a column a part. */
 static void draw_bars(int row, int w, const bar_line *lines, int nlines)
 {
     char bar[64];
