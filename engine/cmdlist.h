@@ -29,7 +29,7 @@ typedef enum {
 #define CUK_COMMANDS(X)                                                                                          \
     X(MODE, mode, NULL, ARGS_OPT_WORD, "mode [name]", "show or select the mode (the kernel that does the work)") \
     X(MODES, modes, NULL, ARGS_NONE, "modes", "list the modes and whether each is available")                    \
-    X(WHO, who, NULL, ARGS_NONE, "who", "list variables: shape, size, where they live; memory totals")           \
+    X(WHO, who, NULL, ARGS_NONE, "who", "list variables: shape, size, where they live (rows per GPU); memory")   \
     X(CLEAR, clear, NULL, ARGS_WORDS, "clear [names]", "delete some or all variables")                           \
     X(SEED, seed, NULL, ARGS_EXPR, "seed N", "make rand/randn reproducible (the same in every mode)")            \
     X(BENCH, bench, NULL, ARGS_BENCH, "bench [MODES:] EXPR",                                                     \
@@ -39,7 +39,7 @@ typedef enum {
     X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times (or for 1 s): median and range")   \
     X(WHY, why, NULL, ARGS_NONE, "why", "the last command's cost: FLOPs, bytes, ceilings, verdict")              \
     X(ROOFLINE, roofline, NULL, ARGS_NONE, "roofline", "the modes run so far on a roofline chart")               \
-    X(INFO, info, NULL, ARGS_NONE, "info", "the device and host: peak FLOP/s, bandwidth, memory")                \
+    X(INFO, info, NULL, ARGS_NONE, "info", "the GPUs and host: peak FLOP/s, bandwidth, memory, links")           \
     X(KERNELS, kernels, NULL, ARGS_NONE, "kernels",                                                              \
       "the current mode's kernels: grid, block, registers, occupancy")                                           \
     X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \

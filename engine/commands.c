@@ -90,6 +90,54 @@ int cmd_modes(cuk_session *s, const stmt *st)
     return 0;
 }
 
+/* The spread pool's line (mode multi), with what it holds on each GPU. */
+static void who_spread_pool(const snap_memory *mem)
+{
+    char a[32], b[32];
+    out_printf("  spread pool (mode multi): %s held, %s in use;", fmt_bytes(a, sizeof a, (double)mem->spread_held),
+               fmt_bytes(b, sizeof b, (double)mem->spread_in_use));
+    for (int g = 0; g < mem->spread_gpus; g++)
+        out_printf("%s GPU %d %s", g ? "," : "", g, fmt_bytes(a, sizeof a, (double)mem->spread_on[g]));
+    out_printf("\n");
+}
+
+/* Where m lives: for a matrix in spread memory, its row slabs after the
+ * usual words ("device: rows 0-49999 GPU 0, 50000-99999 GPU 1"; 0-based,
+ * as cuk indexes). */
+static const char *who_where(const cuk_matrix *m, char *buf, size_t cap)
+{
+    snap_slabs sl;
+    snap_slabs_of(m, &sl);
+    if (sl.n == 0)
+        return snap_where(m);
+    size_t len = (size_t)snprintf(buf, cap, "%s: rows", snap_where(m));
+    for (int k = 0; k < sl.n && len < cap; k++) {
+        int last = sl.first[k] + sl.count[k] - 1;
+        len += (size_t)(sl.count[k] == 1 ? snprintf(buf + len, cap - len, "%s %d GPU %d", k ? "," : "", last, sl.gpu[k])
+                                         : snprintf(buf + len, cap - len, "%s %d-%d GPU %d", k ? "," : "", sl.first[k],
+                                                    last, sl.gpu[k]));
+    }
+    return buf;
+}
+
+/* who --json's row slabs, for a matrix in spread memory. */
+static void who_json_slabs(json_buf *j, const cuk_matrix *m)
+{
+    snap_slabs sl;
+    snap_slabs_of(m, &sl);
+    if (sl.n == 0)
+        return;
+    json_open_arr(j, "slabs");
+    for (int k = 0; k < sl.n; k++) {
+        json_open_obj(j, NULL);
+        json_int(j, "gpu", sl.gpu[k]);
+        json_int(j, "first_row", sl.first[k]);
+        json_int(j, "rows", sl.count[k]);
+        json_close(j);
+    }
+    json_close(j);
+}
+
 static void who_totals(size_t host, size_t dev, int n)
 {
     char a[32], b[32], c[32];
@@ -103,6 +151,8 @@ static void who_totals(size_t host, size_t dev, int n)
                fmt_bytes(b, sizeof b, (double)mem.pool_in_use), mem.device_allocs);
     out_printf(" device %s free of %s\n", fmt_bytes(a, sizeof a, (double)mem.dev_free),
                fmt_bytes(c, sizeof c, (double)mem.dev_total));
+    if (mem.spread_held)
+        who_spread_pool(&mem);
 }
 
 static void who_json(const cuk_session *s)
@@ -120,6 +170,8 @@ static void who_json(const cuk_session *s)
         json_int(&j, "cols", m->cols);
         json_num(&j, "bytes", (double)mat_bytes(m));
         json_str(&j, "where", mat_where(m));
+        json_bool(&j, "out_of_core", snap_out_of_core(m));
+        who_json_slabs(&j, m);
         json_close(&j);
         host += mat_host_bytes(m);
         dev += mat_dev_bytes(m);
@@ -132,7 +184,7 @@ static void who_json(const cuk_session *s)
 
 int cmd_who(cuk_session *s, const stmt *st)
 {
-    char shape[32], bytes[32];
+    char shape[32], bytes[32], where[40 + SNAP_MAX_GPUS * 32];
     size_t host = 0, dev = 0;
     if (s->json) {
         who_json(s);
@@ -147,7 +199,7 @@ int cmd_who(cuk_session *s, const stmt *st)
         const cuk_matrix *m = s->ws.e[i].m;
         snprintf(shape, sizeof shape, "%dx%d", m->rows, m->cols);
         out_printf("  %-12s %-14s %10s  %s\n", s->ws.e[i].name, shape,
-                   fmt_bytes(bytes, sizeof bytes, (double)mat_bytes(m)), mat_where(m));
+                   fmt_bytes(bytes, sizeof bytes, (double)mat_bytes(m)), who_where(m, where, sizeof where));
         host += mat_host_bytes(m);
         dev += mat_dev_bytes(m);
     }
@@ -187,6 +239,85 @@ int cmd_seed(cuk_session *s, const stmt *st)
     return 0;
 }
 
+/* GPU g's line of `info`'s list. */
+static void info_gpu_line(int g, const snap_gpu *x)
+{
+    char a[32], b[32];
+    out_printf("  GPU %d:  %s, compute capability %d.%d; %s total, %s free%s\n", g, x->f.name, x->f.cc_major,
+               x->f.cc_minor, fmt_bytes(a, sizeof a, (double)x->total), fmt_bytes(b, sizeof b, (double)x->free),
+               g == 0 ? "; the single-GPU modes run here" : "");
+}
+
+/* How GPUs i < j are linked (the bandwidth is measured the first time):
+ * 1 if each reaches the other's memory directly, 0 if not, -1 unknown. */
+static int info_link_line(int i, int j)
+{
+    snap_link l;
+    if (snap_link_get(i, j, &l) != 0) {
+        out_printf("  GPU %d <-> GPU %d: unknown (%s)\n", i, j, cuk_err_get()->msg);
+        cuk_err_clear();
+        return -1;
+    }
+    /* NVLink is told from PCIe by native atomics across the link, which
+     * only NVLink has (kernels/gpu.h) */
+    int both = l.peer[0] && l.peer[1];
+    const char *how = both && l.nvlink         ? "NVLink, peer access both ways"
+                      : both                   ? "PCIe, peer access both ways"
+                      : l.peer[0] || l.peer[1] ? "peer access one way only"
+                                               : "no peer access: copies go through host memory";
+    /* gbs[0] is a copy from j to i (snapshot.h) */
+    out_printf("  GPU %d <-> GPU %d: %s; measured %.1f GB/s %d->%d, %.1f GB/s %d->%d\n", i, j, how, l.gbs[1], i, j,
+               l.gbs[0], j, i);
+    return both;
+}
+
+/* The mode whose matrices are spread over every GPU (multi), or NULL. */
+static const cuk_backend *spread_mode(void)
+{
+    for (int i = 0; i < mode_count(); i++)
+        if (mode_get(i)->spread)
+            return mode_get(i);
+    return NULL;
+}
+
+/* Every visible GPU and, for two or more, each pair's link. Mode multi
+ * spreads over the GPUs from 0 on that all reach each other's memory
+ * (kernels/gpu_spread.cu); a pair without that leaves the rest out. */
+static void info_gpus(void)
+{
+    const cuk_backend *spread = spread_mode();
+    const char *why = NULL;
+    snap_gpus gs;
+    snap_gpus_get(&gs);
+    if (gs.n == 0) {
+        out_printf("GPUs:     cannot be listed (%s)\n", gs.why);
+        return;
+    }
+    if (spread && !mode_available(spread, &why))
+        out_printf("GPUs:     %d visible; mode %s is unavailable: %s\n", gs.n, spread->name, why);
+    else if (spread && gs.n == 1)
+        out_printf("GPUs:     1 visible: mode %s runs on it alone\n", spread->name);
+    else if (spread)
+        out_printf("GPUs:     %d visible (CUDA_VISIBLE_DEVICES picks them); mode %s spreads its matrices over them\n",
+                   gs.n, spread->name);
+    else /* no row spreads matrices over the GPUs */
+        out_printf("GPUs:     %d visible\n", gs.n);
+    if (gs.n == 1)
+        return;
+    for (int g = 0; g < gs.n; g++)
+        info_gpu_line(g, &gs.gpu[g]);
+    int reach = gs.n;
+    for (int i = 0; i < gs.n; i++)
+        for (int j = i + 1; j < gs.n; j++)
+            if (info_link_line(i, j) == 0 && j < reach)
+                reach = j;
+    if (spread && !why && reach == 1)
+        out_printf("          mode %s runs on GPU 0 alone: no other GPU reaches its memory directly\n", spread->name);
+    else if (spread && !why && reach < gs.n)
+        out_printf("          mode %s uses GPUs 0-%d only: the first ones that all reach each other's memory\n",
+                   spread->name, reach - 1);
+}
+
 /* The host's ceilings: what cpu and blas rows are a percentage of. */
 static void info_host(void)
 {
@@ -217,6 +348,57 @@ static void info_onetime(void)
     }
 }
 
+/* One direction of a link in info --json: a copy from GPU `from` to GPU
+ * `to`; null figures where it could not be measured. */
+static void info_json_link(json_buf *j, int from, int to)
+{
+    snap_link l;
+    int ok = snap_link_get(to, from, &l) == 0; /* [0]: from -> to */
+    if (!ok)
+        cuk_err_clear();
+    json_open_obj(j, NULL);
+    json_int(j, "from", from);
+    json_int(j, "to", to);
+    if (ok) {
+        json_bool(j, "peer", l.peer[0]);
+        json_bool(j, "nvlink", l.nvlink);
+        json_num(j, "gbs_measured", l.gbs[0]);
+    } else {
+        json_null(j, "peer");
+        json_null(j, "nvlink");
+        json_null(j, "gbs_measured");
+    }
+    json_close(j);
+}
+
+/* info --json's GPUs (an empty list without one) and, for two or more,
+ * one row per direction of each pair's link. */
+static void info_json_gpus(json_buf *j)
+{
+    snap_gpus gs;
+    char cc[16];
+    snap_gpus_get(&gs);
+    json_open_arr(j, "gpus");
+    for (int g = 0; g < gs.n; g++) {
+        const snap_gpu *x = &gs.gpu[g];
+        json_open_obj(j, NULL);
+        json_int(j, "gpu", g);
+        json_str(j, "name", x->f.name);
+        snprintf(cc, sizeof cc, "%d.%d", x->f.cc_major, x->f.cc_minor);
+        json_str(j, "compute_capability", cc);
+        json_num(j, "mem_total", (double)x->total);
+        json_num(j, "mem_free", (double)x->free);
+        json_close(j);
+    }
+    json_close(j);
+    json_open_arr(j, "links");
+    for (int i = 0; i < gs.n; i++)
+        for (int t = 0; t < gs.n; t++)
+            if (t != i)
+                info_json_link(j, i, t);
+    json_close(j);
+}
+
 static void info_json(void)
 {
     const host_facts *h = host_get();
@@ -241,6 +423,7 @@ static void info_json(void)
         json_str(&j, "compute_capability", cc);
     }
     json_close(&j);
+    info_json_gpus(&j);
     json_open_obj(&j, "host_facts");
     json_int(&j, "logical", h->logical);
     json_int(&j, "simd_floats", h->simd_floats);
@@ -286,6 +469,7 @@ int cmd_info(cuk_session *s, const stmt *st)
         out_printf("CUDA:     driver %d.%d, runtime %d.%d; cuBLAS %d\n", d.f.driver_version / 1000,
                    d.f.driver_version % 1000 / 10, d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10,
                    gpu_cublas_version());
+        info_gpus();
     }
     info_host();
     info_onetime();

@@ -48,7 +48,7 @@ static const struct {
                "format short"},
     {"help", "help rand\n"
              "help scripts                    # headings, --step and --rehearse for a lecture"},
-    {"info", "info                            # SMs, peak FP32, bandwidth, memory; the host"},
+    {"info", "info                            # SMs, peak FP32, bandwidth, memory; every GPU, links; the host"},
     {"kernels", "mode tiled; C = rand(1000) @ rand(1000);\n"
                 "kernels                         # grid, block, registers, shared memory, blocks per SM"},
     {"ladder", "ladder A @ B for n in 100 300 1000 3000   # every mode at each n; * marks estimates"},
@@ -72,7 +72,7 @@ static const struct {
              "time off"},
     {"timeit", "A = rand(500);\n"
                "timeit C = A @ A;               # as many runs as fit its time: the median"},
-    {"who", "A = rand(3); who                # name, shape, size, where it lives"},
+    {"who", "A = rand(3); who                # name, shape, size, where it lives (mode multi: rows per GPU)"},
     {"why", "C = rand(300) @ rand(300); why  # FLOPs, bytes, the ceiling that bounds it"},
 };
 

@@ -36,6 +36,11 @@ typedef struct cuk_matrix {
     float *host;                 /* NULL until a host copy exists */
     int pinned;                  /* host is page-locked: mode multi's out-of-core matrices */
     struct pool_block *dev;      /* NULL until a device copy exists */
+    /* 1: a matrix of a spread mode (multi) that the GPUs could not hold:
+     * it lives in host memory, where that mode works on it out of core
+     * (`who` says so). Set where that is decided: mat_new, mat_data, and
+     * engine/ops.c when an op runs on the mode's host stand-in. */
+    int out_of_core;
     int nexact;                  /* 0, or rows*cols: exact[] holds every element */
     double exact[MAT_EXACT_MAX];
 } cuk_matrix;

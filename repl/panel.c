@@ -250,15 +250,112 @@ static void draw_title(int w)
     draw_textf(P.top, 0, x, P.look.title, " | %s", state);
 }
 
-/* device [####====....      ] matrices, pool, free of total | host: the
- * bar narrows, then the words shorten, then the host goes. */
-static void draw_memory(int row, int w)
+/* One memory bar's figures: a GPU's, or the device's. */
+typedef struct {
+    double in_use, held, free, total; /* matrices, + the pool's cached blocks, free, total */
+} bar_part;
+
+/* Fill bar (n columns) with parts side by side, '|' between them: each
+ * part '#' for matrices, '=' for the pool's cached blocks, '.' for memory
+ * used otherwise, ' ' for free memory. */
+static void fill_bar(char *bar, int n, const bar_part *parts, int nparts)
 {
-    char a[32], b[32], c[32], t[32], h[32], bar[64], tail[3][200];
+    int each = (n - (nparts - 1)) / nparts, x = 0;
+    each = each < 1 ? 1 : each;
+    for (int p = 0; p < nparts; p++) {
+        const bar_part *b = &parts[p];
+        double used = b->in_use / b->total, held = b->held / b->total, busy = 1.0 - b->free / b->total;
+        if (p)
+            bar[x++] = '|';
+        for (int i = 0; i < each; i++) {
+            double f = (i + 0.5) / each;
+            bar[x++] = f < used ? '#' : f < held ? '=' : f < busy ? '.' : ' ';
+        }
+    }
+    bar[x] = '\0';
+}
+
+/* One line of memory bars: label [####====....      ] matrices, pool,
+ * free of total | host, the figures summed over its parts; three wordings
+ * of the tail, each shorter than the one before. */
+typedef struct {
+    char label[24];
+    char tail[3][200];
+    const bar_part *parts;
+    int nparts;
+} bar_line;
+
+/* host: NULL leaves it out. */
+static void bar_line_set(bar_line *l, const char *label, const bar_part *parts, int nparts, const char *host)
+{
+    char a[32], b[32], c[32], t[32], hs[48] = "";
+    bar_part sum = {0, 0, 0, 0};
+    for (int p = 0; p < nparts; p++) {
+        sum.in_use += parts[p].in_use;
+        sum.held += parts[p].held;
+        sum.free += parts[p].free;
+        sum.total += parts[p].total;
+    }
+    fmt_bytes(a, sizeof a, sum.in_use), fmt_bytes(b, sizeof b, sum.held);
+    fmt_bytes(c, sizeof c, sum.free), fmt_bytes(t, sizeof t, sum.total);
+    if (host)
+        snprintf(hs, sizeof hs, " | host %s", host);
+    snprintf(l->label, sizeof l->label, "%s", label);
+    snprintf(l->tail[0], sizeof l->tail[0], "] matrices %s, pool %s, free %s of %s%s", a, b, c, t, hs);
+    snprintf(l->tail[1], sizeof l->tail[1], "] used %s, pool %s, free %s/%s%s", a, b, c, t, hs);
+    snprintf(l->tail[2], sizeof l->tail[2], "] used %s, pool %s, free %s/%s", a, b, c, t);
+    l->parts = parts;
+    l->nparts = nparts;
+}
+
+/* Columns left for line l's bar in wording k. */
+static int bar_room(const bar_line *l, int k, int w)
+{
+    return w - draw_width(l->label, strlen(l->label)) - 3 - draw_width(l->tail[k], strlen(l->tail[k]));
+}
+
+/* The lines from row on, in one wording and one bar width, so that their
+ * bars line up: the bar narrows, then the words shorten, then the host
+ * goes. A bar wants 10 columns and 2 a part (a '|' between parts), is
+ * at most 20 (40 on a wide screen) unless that is less, and never less
+ * than a column a part. */
+static void draw_bars(int row, int w, const bar_line *lines, int nlines)
+{
+    char bar[64];
+    int nparts = lines[0].nparts, want = 3 * nparts - 1 > 10 ? 3 * nparts - 1 : 10, least = 2 * nparts - 1;
+    int k = 0, n = 0, most = w >= 100 ? 40 : 20;
+    for (; k < 3; k++) { /* the first wording that leaves every bar `want` wide */
+        n = bar_room(&lines[0], k, w);
+        for (int i = 1; i < nlines; i++)
+            n = bar_room(&lines[i], k, w) < n ? bar_room(&lines[i], k, w) : n;
+        if (n >= want || k == 2)
+            break;
+    }
+    most = most > want ? most : want;
+    n = n > most ? most : n < least ? least : n;
+    for (int i = 0; i < nlines; i++) {
+        fill_bar(bar, n, lines[i].parts, lines[i].nparts);
+        draw_textf(P.top, row + i, 0, A_NORMAL, " %s [%s%s", lines[i].label, bar, lines[i].tail[k]);
+    }
+}
+
+/* The memory lines: one bar for device 0 as the single-GPU modes see it;
+ * once mode multi holds spread memory, a bar per GPU (GPU 0's counting
+ * both pools), or, when the panel has fewer than `room` rows for them, one
+ * bar cut into a part per GPU. Every GPU only then: reading another GPU's
+ * memory opens a CUDA context on it, which a session of single-GPU modes
+ * should not pay for on a shared machine (snapshot.h). The rows drawn. */
+static int draw_memory(int row, int w, int room)
+{
+    char h[32], label[24];
     snap_memory m;
+    snap_gpus gs;
+    bar_part parts[SNAP_MAX_GPUS];
+    bar_line lines[SNAP_MAX_GPUS];
     snap_memory_get(&m);
     fmt_bytes(h, sizeof h, (double)m.host_matrices);
     if (!m.device) {
+        char tail[3][200];
         snprintf(tail[0], sizeof tail[0], " memory: host %s held by matrices | no device (%s)", h, m.why);
         snprintf(tail[1], sizeof tail[1], " memory: host %s held by matrices | no device", h);
         snprintf(tail[2], sizeof tail[2], " memory: host %s held by matrices", h);
@@ -266,28 +363,32 @@ static void draw_memory(int row, int w)
         while (k < 2 && draw_width(tail[k], strlen(tail[k])) > w)
             k++;
         draw_text(P.top, row, 0, A_NORMAL, tail[k]);
-        return;
+        return 1;
     }
-    double total = (double)m.dev_total, used = m.pool_in_use / total, held = m.pool_held / total,
-           busy = 1.0 - m.dev_free / total;
-    fmt_bytes(a, sizeof a, (double)m.pool_in_use), fmt_bytes(b, sizeof b, (double)m.pool_held);
-    fmt_bytes(c, sizeof c, (double)m.dev_free), fmt_bytes(t, sizeof t, total);
-    snprintf(tail[0], sizeof tail[0], "] matrices %s, pool %s, free %s of %s | host %s", a, b, c, t, h);
-    snprintf(tail[1], sizeof tail[1], "] used %s, pool %s, free %s/%s | host %s", a, b, c, t, h);
-    snprintf(tail[2], sizeof tail[2], "] used %s, pool %s, free %s/%s", a, b, c, t);
-    int k = 0, n = 0, most = w >= 100 ? 40 : 20;
-    for (; k < 3; k++) { /* the first wording that leaves the bar 10 wide */
-        n = w - (int)strlen(" device [") - draw_width(tail[k], strlen(tail[k]));
-        if (n >= 10 || k == 2)
-            break;
+    gs.n = 0;
+    if (m.spread_held)
+        snap_gpus_get(&gs);
+    if (gs.n == 0) {
+        parts[0] = (bar_part){(double)m.pool_in_use, (double)m.pool_held, (double)m.dev_free, (double)m.dev_total};
+        bar_line_set(&lines[0], "device", parts, 1, h);
+        draw_bars(row, w, lines, 1);
+        return 1;
     }
-    n = n > most ? most : n < 1 ? 1 : n;
-    for (int i = 0; i < n; i++) {
-        double x = (i + 0.5) / n;
-        bar[i] = x < used ? '#' : x < held ? '=' : x < busy ? '.' : ' ';
+    for (int g = 0; g < gs.n; g++)
+        parts[g] = (bar_part){(double)gs.gpu[g].matrices, (double)gs.gpu[g].pool_held, (double)gs.gpu[g].free,
+                              (double)gs.gpu[g].total};
+    if (gs.n > room) {
+        snprintf(label, sizeof label, "GPUs 0-%d", gs.n - 1);
+        bar_line_set(&lines[0], label, parts, gs.n, h);
+        draw_bars(row, w, lines, 1);
+        return 1;
     }
-    bar[n] = '\0';
-    draw_textf(P.top, row, 0, A_NORMAL, " device [%s%s", bar, tail[k]);
+    for (int g = 0; g < gs.n; g++) {
+        snprintf(label, sizeof label, "GPU %d", g);
+        bar_line_set(&lines[g], label, &parts[g], 1, g == 0 ? h : NULL);
+    }
+    draw_bars(row, w, lines, gs.n);
+    return gs.n;
 }
 
 /* The last commands' columns at a width. The text shrinks first, down to
@@ -402,7 +503,7 @@ static void draw_workspace(int row, int rows, int w)
     for (int i = 0; i < P.s->ws.n && r < rows; i++) {
         const cuk_matrix *m = P.s->ws.e[i].m;
         snprintf(item, sizeof item, " %s %dx%d %s %s ", P.s->ws.e[i].name, m->rows, m->cols,
-                 fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), mat_where(m));
+                 fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), snap_where(m));
         int len = (int)strlen(item);
         if (x + len > w && x > 12) {
             if (++r == rows)
@@ -433,7 +534,9 @@ static void draw_top(void)
         cmd_columns cols = cmd_fit(w);
         if (cols.text > longest) /* the numbers next to the text on a wide screen */
             cols.text = longest;
-        draw_memory(++row, w);
+        /* the memory lines may take what is left over the heading, the
+         * commands, one workspace row and the rule */
+        row += draw_memory(row + 1, w, h - 4 - ncmd);
         draw_cmd_heading(++row, &cols);
         for (int i = 0; i < ncmd; i++) {
             const timing_cmd *c = timing_history(i);

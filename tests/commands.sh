@@ -22,11 +22,14 @@ check start_missing_file 1 "cannot open 'nope.cuk'" -- "$cuk" nope.cuk
 check pipe_error_status 1 '^<stdin>:2:5: error: .x. is not defined' -- sh -c "printf 'a = 1\nb = x\nc = 3\n' | '$cuk'"
 
 check modes 0 '^[ *] cpu +host +textbook' '^[ *] blas +host' '^[ *] naive +GPU' '^[ *] tiled +GPU' \
-    '^[ *] fast +GPU' '^[ *] cublas +GPU' -- "$cuk" -e 'modes'
+    '^[ *] fast +GPU' '^[ *] cublas +GPU' '^[ *] multi +GPU +(every GPU: row slabs|unavailable: [a-z])' -- \
+    "$cuk" -e 'modes'
+check help_modes_multi 0 '^  multi +GPU +every GPU: row slabs on each' -- "$cuk" -e 'help modes'
 check mode_show 0 '^mode cpu: ' -- "$cuk" -e 'mode cpu; mode'
 check mode_select 0 '^mode blas: ' -- "$cuk" -e 'mode blas; mode'
 if [ $gpu = 0 ]; then
     check mode_gpu_unavailable 1 'mode naive is unavailable: ' -- "$cuk" -e 'mode naive'
+    check mode_multi_unavailable 1 'mode multi is unavailable: [a-z]' -- "$cuk" -e 'mode multi'
     check default_mode_cpu 0 '^mode cpu' -- "$cuk" -e 'mode'
 else
     check default_mode_tiled 0 '^mode tiled' -- "$cuk" -e 'mode'
@@ -49,6 +52,10 @@ check time_on 0 '^  blas +matmul +64x64 @ 64x64 .*FLOP/s' '^  blas: kernels .*, 
 check time_no_speedup 0 '^  blas: kernels' -- sh -c "'$cuk' -e 'A = rand(64); mode cpu; time on; C = A @ A; mode blas; C = A @ A;' | grep -v 'the cpu'"
 check info 0 '^host: .*cores \([0-9]+ logical\)' '^host FP32: .* x 2 x ' '^host memory: [0-9.]+ GB/s' \
     '^(device:|FP32:)' -- "$cuk" -e 'info'
+if [ $gpu = 1 ]; then # every GPU; with two or more, their links, measured
+    check info_gpus 0 '^GPUs: +([0-9]+ visible \(|1 visible: mode multi runs on it alone$|[0-9]+ visible; mode multi is unavailable: )' -- \
+        "$cuk" -e 'info'
+fi
 check kernels_host 0 'runs on the host' -- "$cuk" -e 'mode cpu; kernels'
 check panel_script 1 'panel: needs an interactive terminal' -- "$cuk" -e 'panel on'
 check format 0 '^p = 3.1415927$' '^q = 3.1416$' -- "$cuk" -e 'format long; p = 3.14159265, format short; q = p'

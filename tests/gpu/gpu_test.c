@@ -4,8 +4,9 @@
  * and 2048^3; rand/randn bit-identical with the host; residency and the
  * bytes it moves; the pool reusing blocks; out of device memory as an
  * ordinary error; one-time set-up kept out of the first product's times;
- * bench's end-to-end runs copying fresh operands. Without a usable GPU every
- * case reports SKIP by name.
+ * bench's end-to-end runs copying fresh operands; what `who`, `info` and
+ * the panel are told about mode multi. Without a usable GPU every case
+ * reports SKIP by name.
  *
  * The kernel variants of the lessons (`set tile 8`, ...) are checked the
  * same way at the small shapes and 1037x1055x1031, never at 2048^3.
@@ -33,6 +34,7 @@
 #include "base/out.h"
 #include "engine/pool.h"
 #include "engine/results.h"
+#include "engine/snapshot.h"
 #include "engine/timing.h"
 #include "kernels/gpu.h"
 #include "kernels/variants.h"
@@ -745,6 +747,78 @@ static void fast_mem_cases(void)
     check_run("gpu_fast_kernels_ran", fast_kernels_ran);
 }
 
+/* Run src with its output in captured; 1 if it ran. */
+static int run_captured(const char *src)
+{
+    static const out_sink sink = {capture, no_flush, NULL};
+    captured[0] = '\0';
+    out_set_sink(&sink);
+    run_status st = run_source(oc_s, src, strlen(src), "test", 1, 1);
+    out_set_sink(NULL);
+    return st == RUN_OK;
+}
+
+/* The GPU that row r of spread matrix a starts on, or -1. */
+static int gpu_of_row(const cuk_matrix *a, int r)
+{
+    int g;
+    size_t start, len;
+    const float *first = (const float *)a->dev->ptr + (size_t)r * (size_t)a->cols;
+    return gpu_spread_parts(first, sizeof(float), &g, &start, &len) == 1 ? g : -1;
+}
+
+/* What the user sees of mode multi (engine/snapshot.h): a matrix past the
+ * size spread memory splits (64 MiB) has a slab on GPUs 0, 1, ... in
+ * order, covering its rows once, each slab's first and last rows starting
+ * on its GPU; `who` prints them; each GPU's figures count its part; `info`
+ * lists every GPU and, with two or more, the measured links. */
+static void multi_views(void)
+{
+    const int rows = 5003, cols = 4001; /* 80 MB, rows of 16004 bytes: cuts fall inside rows */
+    cuk_matrix *a = run_get("mode multi; A = rand(5003, 4001);", "A");
+    int n = gpu_count(), next = 0;
+    snap_slabs s;
+    snap_gpus gs;
+    snap_memory m;
+    CHECK(a && a->dev && !a->host);
+    if (!a || !a->dev)
+        return;
+    snap_slabs_of(a, &s);
+    CHECKF(s.n >= 1 && s.n <= n && (n == 1 || s.n >= 2), "%d slabs on %d GPUs", s.n, n);
+    for (int k = 0; k < s.n; k++) {
+        int rk[2] = {s.first[k], s.first[k] + s.count[k] - 1};
+        CHECKF(s.gpu[k] == k && s.first[k] == next && s.count[k] >= 1, "slab %d: GPU %d, rows %d+%d", k, s.gpu[k],
+               s.first[k], s.count[k]);
+        for (int e = 0; e < 2; e++) /* the row's first element is on the slab's GPU */
+            CHECKF(gpu_of_row(a, rk[e]) == s.gpu[k], "row %d starts on GPU %d, its slab says GPU %d", rk[e],
+                   gpu_of_row(a, rk[e]), s.gpu[k]);
+        next += s.count[k];
+    }
+    CHECKF(next == rows, "the slabs end at row %d of %d", next, rows);
+    CHECK(run_captured("who"));
+    CHECKF(strstr(captured, "  A            5003x4001 ") && strstr(captured, "device: rows 0-") &&
+               (s.n < 2 || strstr(captured, " GPU 1")) && strstr(captured, "spread pool (mode multi): "),
+           "who: %s", captured);
+    snap_memory_get(&m);
+    snap_gpus_get(&gs);
+    CHECKF(m.spread_in_use >= mat_bytes(a) && m.spread_held >= m.spread_in_use && gs.n == n, "%zu in use, %d GPUs",
+           m.spread_in_use, gs.n);
+    for (int k = 0; k < s.n && gs.n == n; k++)
+        CHECKF(gs.gpu[s.gpu[k]].matrices >= (size_t)(s.count[k] - 1) * cols * sizeof(float) &&
+                   gs.gpu[s.gpu[k]].free <= gs.gpu[s.gpu[k]].total,
+               "GPU %d: %zu bytes of matrices for %d rows", s.gpu[k], gs.gpu[s.gpu[k]].matrices, s.count[k]);
+    CHECK(run_captured("info"));
+    CHECKF(n == 1 ? strstr(captured, "GPUs:     1 visible: mode multi runs on it alone\n") != NULL
+                  : strstr(captured, "\n  GPU 1:  ") && strstr(captured, "\n  GPU 0 <-> GPU 1: ") &&
+                        strstr(captured, "; measured ") && strstr(captured, " GB/s 1->0\n"),
+           "info: %s", captured);
+    const char *gpus = strstr(captured, "GPUs:"), *host = gpus ? strstr(gpus, "\nhost:") : NULL;
+    if (host) /* for the log: what info says of the GPUs */
+        printf("  %.*s\n", (int)(host - gpus), gpus);
+    mat_unref(a);
+    run_get("clear A;", "none");
+}
+
 static void available(void)
 {
     const char *why;
@@ -918,7 +992,8 @@ int main(int argc, char **argv)
                                       "gpu_random_bit_identical", "gpu_residency", "gpu_pool_reuse", "gpu_out_of_memory",
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
-                                      "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran"};
+                                      "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
+                                      "gpu_multi_views"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -970,6 +1045,10 @@ int main(int argc, char **argv)
     check_run("gpu_first_product_warmed", first_product_warmed);
     check_run("gpu_bench_end_to_end", bench_end_to_end);
     check_run("gpu_script_queued", script_queued);
+    if (mode_available(mode_find("multi"), &why))
+        check_run("gpu_multi_views", multi_views);
+    else
+        check_skip("gpu_multi_views", why);
     if (sanitizer)
         check_skip("gpu_out_of_memory", "its cudaMalloc fails on purpose; run without --sanitizer");
     else
