@@ -175,12 +175,15 @@ static pool_block *dev_block(const cuk_matrix *m, const cuk_backend *be, int *oo
     return be->spread ? pool_try_alloc(POOL_SPREAD, mat_bytes(m), oom) : pool_alloc(mat_bytes(m));
 }
 
-/* Page-lock the host copy of a matrix the GPUs work on out of core, so that
- * they stream it at the link's rate (bench/perf_multi.c measures both).
- * Where the system refuses (a memory-lock limit), it stays pageable. */
-static void pin_host(cuk_matrix *m)
+/* Mark m as a matrix the GPUs could not hold (`who` says so) and page-lock
+ * its host copy, so that they stream it at the link's rate
+ * (bench/perf_multi.c measures both). Where the system refuses (a
+ * memory-lock limit), it stays pageable. */
+void mat_out_of_core(cuk_matrix *m)
 {
-    m->pinned = gpu_host_pin(m->host, mat_bytes(m)) == 0;
+    m->out_of_core = 1;
+    if (!m->pinned && m->host)
+        m->pinned = gpu_host_pin(m->host, mat_bytes(m)) == 0;
 }
 
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
@@ -194,7 +197,7 @@ cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)
         return NULL;
     }
     if (m && !m->dev)
-        pin_host(m);
+        mat_out_of_core(m);
     return m;
 }
 
@@ -283,8 +286,8 @@ static float *mat_dev(cuk_matrix *m, const cuk_backend *be)
         return m->dev->ptr;
     int oom;
     pool_block *b = dev_block(m, be, &oom);
-    if (!b && oom && !m->pinned)
-        pin_host(m);
+    if (!b && oom)
+        mat_out_of_core(m);
     if (!b)
         return oom ? m->host : NULL;
     if (copy_timed(1, b->ptr, m->host, mat_bytes(m)) != 0) {

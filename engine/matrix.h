@@ -97,6 +97,10 @@ const char *mat_where(const cuk_matrix *m);
 size_t mat_host_bytes(const cuk_matrix *m);
 size_t mat_dev_bytes(const cuk_matrix *m);
 
+/* m lives in host memory because a spread mode's GPUs could not hold it:
+ * flagged for `who`, and page-locked so that they stream it at full rate. */
+void mat_out_of_core(cuk_matrix *m);
+
 /* Tests: fill every new buffer with NaN so unwritten outputs show. */
 void mat_set_poison(int on);
 

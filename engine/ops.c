@@ -118,6 +118,8 @@ static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n
         mat_unref(c);
         *be = spill_mode(*be);
         c = place(*be, ops, n) < 0 ? NULL : result(*be, rows, cols);
+        if (c)
+            mat_out_of_core(c); /* multi's result, which its GPUs could not take */
     }
     return c;
 }
