@@ -423,6 +423,7 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
  * a memset (as gpu_fast_mem.cu's blocks_done). */
 #define FAST_SK_TILES 4096
 static __device__ unsigned sk_arrived[FAST_SK_TILES];
+static __device__ unsigned gemv_arrived[FAST_SK_TILES]; /* gemv_cols's column groups, the same way */
 
 /* After this block wrote its partial: 1 in the block that arrives last of
  * `count`, which may then read every other partial. Every thread must come. */
@@ -878,50 +879,92 @@ static __global__ void gemv_rows(float *c, const float *a, const float *b, int m
         c[i] = s;
 }
 
-/* out (1 x n) = a (1 x k) @ b (k x n) over k-slice blockIdx.y: a lane owns
- * 4 adjacent columns (16-byte loads, vec) or 1, the block's warps take
- * every GEMV_WARPS-th row of the slice, and shared memory adds the warps'
- * sums. Slice z writes out + z * n, summed by sum_slices when split. */
-static __global__ void gemv_cols(float *out, const float *a, const float *b, int n, int k, int kchunk, int vec)
+/* A lane's sums for its 4 (VEC) or 1 columns from j on over rows q0,
+ * q0 + GEMV_WARPS, ... below kend: a[q] times b's row q. Unrolled 4 deep,
+ * so that a lane has 4 rows' loads in flight. */
+template <bool VEC>
+static __device__ __forceinline__ float4 col_sums(const float *a, const float *b, int n, int j, int q0, int kend)
+{
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (j >= n)
+        return s;
+#pragma unroll 4
+    for (int q = q0; q < kend; q += GEMV_WARPS) {
+        float x = a[q];
+        if (VEC) {
+            float4 y = *(const float4 *)(b + (size_t)q * n + j);
+            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
+        } else {
+            s.x = fmaf(x, b[(size_t)q * n + j], s.x);
+        }
+    }
+    return s;
+}
+
+/* The block's warps' values added in warp order, into warp 0's. Every
+ * thread must come; the slots are free again on return. */
+static __device__ float4 warps_sum(float4 s)
 {
     __shared__ float4 part[GEMV_WARPS][32];
     int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    int per = vec ? 4 : 1;
-    int j = (blockIdx.x * 32 + lane) * per;
-    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
-    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    /* Unrolled 4 deep so that a warp may have 4 rows' loads in flight.
-     * (It did not move 1 x 4096 x 4096 from 0.70 of cuBLAS, PERF.md v4:
-     * what holds this kernel back is not found yet.) */
-    if (j < n && vec) {
-#pragma unroll 4
-        for (int q = kbeg + w; q < kend; q += GEMV_WARPS) {
-            float x = a[q];
-            float4 y = *(const float4 *)(b + (size_t)q * n + j);
-            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
-        }
-    } else if (j < n) {
-#pragma unroll 4
-        for (int q = kbeg + w; q < kend; q += GEMV_WARPS)
-            s.x = fmaf(a[q], b[(size_t)q * n + j], s.x);
-    }
     part[w][lane] = s;
     __syncthreads();
-    if (w != 0 || j >= n)
-        return;
-    for (int v = 1; v < GEMV_WARPS; v++) {
-        float4 t = part[v][lane];
-        s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
-    }
-    float *dst = out + (size_t)blockIdx.y * n + j;
-    if (vec)
+    if (w == 0)
+        for (int v = 1; v < GEMV_WARPS; v++) {
+            float4 t = part[v][lane];
+            s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
+        }
+    __syncthreads();
+    return s;
+}
+
+template <bool VEC> static __device__ __forceinline__ void put_cols(float *dst, float4 s)
+{
+    if (VEC)
         *(float4 *)dst = s;
     else
         dst[0] = s.x;
 }
 
-/* 1 x n: enough k-slices that the device has about 4 blocks per SM to
- * keep its loads in flight, each slice at least 64 rows of b. */
+/* out (1 x n) = a (1 x k) @ b (k x n): block (x, y) sums k-slice y (rows
+ * kchunk wide) of column group x, a lane owning 4 adjacent columns (16-byte
+ * loads, VEC) or 1, the block's 8 warps every 8th row of the slice. With
+ * one slice the sums go to c. With more, each slice's go to part + y n,
+ * and the column group's last slice to arrive adds all of them, slice by
+ * slice in a fixed order (warp v slices v, v + 8, ..., then the warps in
+ * order): no second launch, and the same bits whatever the arrival order. */
+template <bool VEC>
+static __global__ void __launch_bounds__(GEMV_WARPS * 32)
+    gemv_cols(float *c, float *part, const float *a, const float *b, int n, int k, int kchunk)
+{
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    int j = (blockIdx.x * 32 + lane) * (VEC ? 4 : 1);
+    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
+    float4 s = warps_sum(col_sums<VEC>(a, b, n, j, kbeg + w, kend));
+    float *dst = gridDim.y == 1 ? c : part + (size_t)blockIdx.y * n;
+    if (w == 0 && j < n)
+        put_cols<VEC>(dst + j, s);
+    if (gridDim.y == 1 || !arrived_last(&gemv_arrived[blockIdx.x], gridDim.y))
+        return;
+    s = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (j < n)
+#pragma unroll 4
+        for (int z = w; z < (int)gridDim.y; z += GEMV_WARPS) {
+            const float *src = part + (size_t)z * n + j;
+            float4 v = VEC ? __ldcg((const float4 *)src) : make_float4(__ldcg(src), 0.f, 0.f, 0.f);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+    s = warps_sum(s);
+    if (w == 0 && j < n)
+        put_cols<VEC>(c + j, s);
+}
+
+/* 1 x n: enough k-slices for about 4 blocks an SM, each slice at least 64
+ * rows of b; one slice when the column groups are too many to count.
+ * Filling every block slot an SM has instead (6 at 40 registers a thread:
+ * 25 slices at 1 x 4096 x 4096) made 800 blocks for 792 slots, a second
+ * wave of 8 blocks, and ran 13% slower (PERF.md, v5); 17, 8 or 66 slices
+ * ran within 5% of one another there. */
 static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
 {
     int vec = n % 4 == 0 && aligned16(b) && aligned16(c);
@@ -929,18 +972,17 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
     long long want = (4LL * gpu_sm_count() + cols - 1) / cols;
     long long most = (k + 63) / 64;
     int slices = (int)(want < most ? want : most);
-    slices = slices < 1 ? 1 : slices > 65535 ? 65535 : slices;
+    slices = cols > FAST_SK_TILES || slices < 1 ? 1 : slices > GPU_MAX_GRID_Y ? GPU_MAX_GRID_Y : slices;
     int kchunk = (k + slices - 1) / slices;
     slices = kchunk ? (k + kchunk - 1) / kchunk : 1;
-    float *out = c;
-    if (slices > 1) {
-        void *part;
-        if (gpu_scratch(&part, (size_t)slices * n * sizeof(float)) != 0)
-            return -1;
-        out = (float *)part;
-    }
-    GPU_LAUNCH(gemv_cols, dim3(cols, slices), GEMV_WARPS * 32, 0, out, a, b, n, k, kchunk, vec);
-    return slices > 1 ? sum_run(c, out, (size_t)n, slices) : 0;
+    void *part = NULL;
+    if (slices > 1 && gpu_scratch(&part, (size_t)slices * n * sizeof(float)) != 0)
+        return -1;
+    if (vec)
+        GPU_LAUNCH(gemv_cols<true>, dim3(cols, slices), GEMV_WARPS * 32, 0, c, (float *)part, a, b, n, k, kchunk);
+    else
+        GPU_LAUNCH(gemv_cols<false>, dim3(cols, slices), GEMV_WARPS * 32, 0, c, (float *)part, a, b, n, k, kchunk);
+    return 0;
 }
 
 /* --- the entry point -------------------------------------------------------------- */
