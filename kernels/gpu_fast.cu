@@ -91,10 +91,10 @@ typedef struct {
     float *work; /* stream-K: two tile-sized slots a block for its partial tiles */
 } fast_args;
 
-/* Where a tile's outputs go: `at` is the tile's corner, rows ld floats
- * apart, rows x cols of it inside the matrix; vec: the rows can take
- * 16-byte stores. Either c (or a slice's partial product) or a stream-K
- * slot, which holds a whole tile. */
+/* Where outputs go: `at` is the corner of the region (all of c or of a
+ * slice's partial product, a tile of c, or a stream-K slot, which holds a
+ * whole tile), rows ld floats apart, rows x cols of it inside the matrix;
+ * vec: the rows can take 16-byte stores. */
 typedef struct {
     float *at;
     int ld, rows, cols, vec;
