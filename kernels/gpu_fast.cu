@@ -3,11 +3,13 @@
  * 16 x 8 outputs per thread, 32..64 x 64 per warp, 64..128 x 64..128 per
  * block) fed by a cp.async pipeline, its running sums folded into the
  * output every 1024 of k, split along k when the output has too few tiles
- * to fill the chip; matrix-vector kernels for the 1 x N and N x 1 products,
+ * to fill the chip, or run as stream-K when the tiles do not divide evenly
+ * among the SMs; matrix-vector kernels for the 1 x N and N x 1 products,
  * which are bound by memory bandwidth, not arithmetic. kernels/PERF.md
  * (## fast) records what each version measured. */
 #include "kernels/gpu_internal.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 /* The entry point of mode fast (modes.c). */
@@ -77,14 +79,26 @@ template <int pending> static __device__ __forceinline__ void copy_wait(void)
  * k-slice blockIdx.z, k-slices kchunk wide (a multiple of FAST_BK). With one
  * slice out is c; with more, out is slice z's partial product at out + z *
  * zstride, summed by sum_slices. vec_c: out's rows can be written 16 bytes
- * at a time. */
+ * at a time. The stream-K kernel (fast_sgemm_sk) reads share and work
+ * instead of kchunk and zstride. */
 typedef struct {
     float *out;
     const float *a, *b;
     int m, n, k, kchunk;
     size_t zstride;
     int vec_c;
+    int share;   /* stream-K: k-steps of every block */
+    float *work; /* stream-K: two tile-sized slots a block for its partial tiles */
 } fast_args;
+
+/* Where outputs go: `at` is the corner of the region (all of c or of a
+ * slice's partial product, a tile of c, or a stream-K slot, which holds a
+ * whole tile), rows ld floats apart, rows x cols of it inside the matrix;
+ * vec: the rows can take 16-byte stores. */
+typedef struct {
+    float *at;
+    int ld, rows, cols, vec;
+} fast_dst;
 
 /* The shared-memory layout of one stage: a's tile k-major (as[q][i] =
  * a[i0 + i][k0 + q]), so that a thread's 8 values of a at one q are two
@@ -226,15 +240,15 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
     }
 }
 
-/* Four outputs of one row from column j on, written or (add) added to
- * what the same thread wrote there before; 16 bytes at once where the row
- * allows. */
-static __device__ __forceinline__ void store4(const fast_args &p, float *out, int i, int j, const float *v, bool add)
+/* Four outputs of row i from column j on (of the tile at d), written or
+ * (add) added to what the same thread wrote there before; 16 bytes at once
+ * where the row allows. */
+static __device__ __forceinline__ void store4(const fast_dst &d, int i, int j, const float *v, bool add)
 {
-    if (i >= p.m)
+    if (i >= d.rows)
         return;
-    float *dst = out + (size_t)i * p.n + j;
-    if (p.vec_c && j + 3 < p.n) {
+    float *dst = d.at + (size_t)i * d.ld + j;
+    if (d.vec && j + 3 < d.cols) {
         float4 s = make_float4(v[0], v[1], v[2], v[3]);
         if (add) {
             float4 o = *(const float4 *)dst;
@@ -243,7 +257,7 @@ static __device__ __forceinline__ void store4(const fast_args &p, float *out, in
         *(float4 *)dst = s;
         return;
     }
-    for (int t = 0; t < 4 && j + t < p.n; t++)
+    for (int t = 0; t < 4 && j + t < d.cols; t++)
         dst[t] = add ? dst[t] + v[t] : v[t];
 }
 
@@ -256,21 +270,52 @@ static __device__ __forceinline__ int opaque(int x)
     return x;
 }
 
-/* The thread's 4MI x 8 outputs (of its first row i and column j) into out
- * slice z, written or added (see store4). */
+/* The thread's 4MI x 8 outputs (its first row r and column c in the
+ * tile) into d, written or added (see store4). */
 template <int MI>
-static __device__ __forceinline__ void store_tile(const fast_args &p, const float acc[4 * MI][8], int i, int j,
-                                                  bool add)
+static __device__ __forceinline__ void store_tile(const fast_dst &d, const float acc[4 * MI][8], int r, int c, bool add)
 {
-    i = opaque(i);
-    float *out = p.out + blockIdx.z * p.zstride;
+    r = opaque(r);
 #pragma unroll
     for (int t = 0; t < 4 * MI; t++) {
-        int row = i + (t / 4) * 16 + t % 4;
-        store4(p, out, row, j, &acc[t][0], add);
-        store4(p, out, row, j + 32, &acc[t][4], add);
+        int row = r + (t / 4) * 16 + t % 4;
+        store4(d, row, c, &acc[t][0], add);
+        store4(d, row, c + 32, &acc[t][4], add);
     }
 }
+
+/* The tile at (i0, j0) of c, or of slice blockIdx.z's partial product. */
+static __device__ __forceinline__ fast_dst c_tile(const fast_args &p, int i0, int j0)
+{
+    fast_dst d = {p.out + blockIdx.z * p.zstride + (size_t)i0 * p.n + j0, p.n, p.m - i0, p.n - j0, p.vec_c};
+    return d;
+}
+
+/* Where tile_product stores. The data-parallel kernel addresses c (or
+ * slice blockIdx.z's partial product) whole, from the parameters at the
+ * store, by the outputs' own rows and columns, as v4 did: nothing of it
+ * stays in registers through the k loop, and the kernels compile to v4's
+ * code. (Addressed from the tile's corner instead, every data-parallel
+ * kernel's registers changed, 159 -> 167 for 64 x 64, and in PERF.md's v5a
+ * run the unaligned split plans ran 11-13% slower than in v4's; not
+ * separated from that run's noise.) A stream-K block's place, c's tile or
+ * a slot, is chosen per tile and passed. */
+struct fast_c_whole {
+    template <int MI>
+    __device__ void store(const fast_args &p, const float acc[4 * MI][8], int i0, int j0, int r, int c, bool add) const
+    {
+        fast_dst d = {p.out + blockIdx.z * p.zstride, p.n, p.m, p.n, p.vec_c};
+        store_tile<MI>(d, acc, i0 + r, j0 + c, add);
+    }
+};
+struct fast_given {
+    const fast_dst &d;
+    template <int MI>
+    __device__ void store(const fast_args &, const float acc[4 * MI][8], int, int, int r, int c, bool add) const
+    {
+        store_tile<MI>(d, acc, r, c, add);
+    }
+};
 
 /* A running sum starts (again) from zero. */
 template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 * MI][8])
@@ -282,27 +327,22 @@ template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 *
             acc[i][j] = 0.0f;
 }
 
-/* The product, block by block: BM / WM x BN / 64 warps of WM x 64 outputs. Each k step
- * waits for its stage, starts the copies of the stage FAST_STAGES - 1 ahead
+/* One block's product over k in [kbeg, kend) for the tile at (i0, j0),
+ * into d: BM / WM x BN / 64 warps of WM x 64 outputs. Each k step waits
+ * for its stage, starts the copies of the stage FAST_STAGES - 1 ahead
  * (into the buffer every thread finished with before the barrier), does 16
  * x 64 multiply-adds per thread from shared memory, then stores the a
  * pieces of that later stage, whose loads had the step's arithmetic to
- * arrive. Every FAST_FOLD of k the accumulators go into out (the first
+ * arrive. Every FAST_FOLD of k the accumulators go into d (the first
  * time written, then added: the same thread, in the same order every run)
  * and start again from zero. */
 #define FAST_THREADS(BM, BN, WM) ((BM) / (WM) * ((BN) / 64) * 32)
-template <int BM, int BN, int WM, bool VEC>
-static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 : 128 * 128 / (BM * BN) + 1)
-    fast_sgemm(fast_args p)
+template <int BM, int BN, int WM, bool VEC, class Where>
+static __device__ __forceinline__ void tile_product(const fast_args &p, fast_stage<BM, BN> *st, int i0, int j0,
+                                                    int kbeg, int kend, const Where &where)
 {
     constexpr int T = FAST_THREADS(BM, BN, WM), MI = WM / 16;
     static_assert(T >= BN && BM * FAST_BK % (4 * T) == 0, "the copies assume a round covers whole rows");
-    extern __shared__ float4 smem_raw[];
-    fast_stage<BM, BN> *st = (fast_stage<BM, BN> *)smem_raw;
-    int bi, bj;
-    tile_of(blockIdx.x, (p.m + BM - 1) / BM, (p.n + BN - 1) / BN, &bi, &bj);
-    int i0 = bi * BM, j0 = bj * BN;
-    int kbeg = blockIdx.z * p.kchunk, kend = min(p.k, kbeg + p.kchunk);
     int steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
     fast_loader<BM, BN, T> L = loader_at<BM, BN, T, VEC>(p, i0, j0);
     float4 va[fast_loader<BM, BN, T>::NA];
@@ -337,11 +377,150 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), WM == 64 ? 2 
         if (next < steps)
             store_a<BM, BN, T>(later, va, L, i0);
         if ((s + 1) % fold == 0 && s + 1 < steps) {
-            store_tile<MI>(p, acc, i0 + r, j0 + c, s + 1 > fold);
+            where.template store<MI>(p, acc, i0, j0, r, c, s + 1 > fold);
             zero_tile<MI>(acc);
         }
     }
-    store_tile<MI>(p, acc, i0 + r, j0 + c, steps > fold);
+    where.template store<MI>(p, acc, i0, j0, r, c, steps > fold);
+}
+
+/* Blocks of the 4-warp shapes an SM may hold: 2 of 128 x 128 / 64 (227
+ * registers a thread), else enough for 8 warps or more. */
+#define FAST_MIN_BLOCKS(BM, BN, WM) (WM == 64 ? 2 : 128 * 128 / (BM * BN) + 1)
+
+/* The data-parallel product: block x makes tile x (in tile_of's order) of
+ * c, or of k-slice blockIdx.z's partial product. */
+template <int BM, int BN, int WM, bool VEC>
+static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOCKS(BM, BN, WM))
+    fast_sgemm(fast_args p)
+{
+    extern __shared__ float4 smem_raw[];
+    int bi, bj;
+    tile_of(blockIdx.x, (p.m + BM - 1) / BM, (p.n + BN - 1) / BN, &bi, &bj);
+    int i0 = bi * BM, j0 = bj * BN;
+    int kbeg = blockIdx.z * p.kchunk, kend = min(p.k, kbeg + p.kchunk);
+    tile_product<BM, BN, WM, VEC>(p, (fast_stage<BM, BN> *)smem_raw, i0, j0, kbeg, kend, fast_c_whole());
+}
+
+/* --- stream-K ------------------------------------------------------------------ */
+
+/* When the tiles do not divide evenly among the SMs (1037 x 1031 is 153
+ * tiles of 64 x 128 for 132 SMs, so one slice leaves most SMs half busy
+ * and two slices give some SMs 3 blocks and others 2), the product may run
+ * as stream-K (64 x 128 only; plan_cost_sk says when): every block of a
+ * grid the SMs hold at once takes the same
+ * number of k-steps (`share`) from the list of all tiles' k-steps, tile
+ * after tile in tile_of's order. A tile whose k-steps fall to one block is
+ * written to c as usual; one split between blocks has each block's part
+ * (its segment) in a slot of its own, and the block whose segment arrives
+ * last adds the slots in segment order, which is k order: the result does
+ * not depend on which block came last, and no float atomics. A block has
+ * at most two split tiles, its first and its last: slots 2 g and 2 g + 1
+ * of block g. */
+
+/* Arrivals at each split tile, counted by atomicInc, which wraps the count
+ * to 0 at the last arrival: the next launch finds every count at 0 without
+ * a memset (as gpu_fast_mem.cu's blocks_done). */
+#define FAST_SK_TILES 4096
+static __device__ unsigned sk_arrived[FAST_SK_TILES];
+static __device__ unsigned gemv_arrived[FAST_SK_TILES]; /* gemv_cols's column groups, the same way */
+
+/* After this block wrote its partial: 1 in the block that arrives last of
+ * `count`, which may then read every other partial. Every thread must come. */
+static __device__ int arrived_last(unsigned *counter, unsigned count)
+{
+    __shared__ int last;
+    __threadfence(); /* this block's partial is visible before the count says so */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicInc(counter, count - 1) == count - 1;
+    __syncthreads();
+    if (last)
+        __threadfence(); /* and the others' are read after it, past this SM's L1 (__ldcg) */
+    return last;
+}
+
+/* Block g's slot for its segment of tile t (t is its first tile or its
+ * last). */
+template <int BM, int BN>
+static __device__ __forceinline__ float *sk_slot(const fast_args &p, int g, int t, int ipt)
+{
+    int first = (int)((long long)g * p.share / ipt);
+    return p.work + ((size_t)2 * g + (t == first ? 0 : 1)) * BM * BN;
+}
+
+/* Tile t's segments, blocks lo..hi, added in that order into the thread's
+ * outputs of c (the same places it wrote in its own slot). */
+template <int BM, int BN, int WM>
+static __device__ void sk_fixup(const fast_args &p, int t, int lo, int hi, int ipt, const fast_dst &d)
+{
+    constexpr int MI = WM / 16;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int r = (warp % (BM / WM)) * WM + (lane / 8) * 4;
+    int c = (warp / (BM / WM)) * 64 + (lane % 8) * 4;
+    float acc[4 * MI][8];
+    for (int g = lo; g <= hi; g++) {
+        const float *slot = sk_slot<BM, BN>(p, g, t, ipt);
+#pragma unroll
+        for (int i = 0; i < 4 * MI; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                float4 v = __ldcg((const float4 *)(slot + (size_t)(r + (i / 4) * 16 + i % 4) * BN + c + 32 * h));
+                float *o = &acc[i][4 * h];
+                o[0] = g == lo ? v.x : o[0] + v.x, o[1] = g == lo ? v.y : o[1] + v.y;
+                o[2] = g == lo ? v.z : o[2] + v.z, o[3] = g == lo ? v.w : o[3] + v.w;
+            }
+    }
+    store_tile<MI>(d, acc, r, c, false);
+}
+
+/* Block blockIdx.x's segment from k-step `it` of all tiles' k-steps: tile
+ * t at (i0, j0), its k-steps [kb, ke), and the blocks lo..hi that share
+ * it. Cheap enough to compute twice: nothing of it need stay in registers
+ * while the tile's loop runs. */
+typedef struct {
+    int t, kb, ke, lo, hi, i0, j0;
+} fast_seg;
+
+template <int BM, int BN>
+static __device__ __forceinline__ fast_seg sk_segment(const fast_args &p, int it)
+{
+    int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN, ipt = (p.k + FAST_BK - 1) / FAST_BK;
+    int end = min(tiles_m * tiles_n * ipt, ((int)blockIdx.x + 1) * p.share);
+    fast_seg s;
+    s.t = it / ipt, s.kb = it - s.t * ipt, s.ke = min(ipt, s.kb + end - it);
+    s.lo = s.t * ipt / p.share, s.hi = ((s.t + 1) * ipt - 1) / p.share;
+    int bi, bj;
+    tile_of(s.t, tiles_m, tiles_n, &bi, &bj);
+    s.i0 = bi * BM, s.j0 = bj * BN;
+    return s;
+}
+
+/* Block g's k-steps [g share, (g + 1) share) of all tiles' tiles x ipt. */
+template <int BM, int BN, int WM, bool VEC>
+static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOCKS(BM, BN, WM))
+    fast_sgemm_sk(fast_args p)
+{
+    extern __shared__ float4 smem_raw[];
+    fast_stage<BM, BN> *st = (fast_stage<BM, BN> *)smem_raw;
+    int ipt = (p.k + FAST_BK - 1) / FAST_BK, all = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN) * ipt;
+    int end = min(all, ((int)blockIdx.x + 1) * p.share);
+    for (int it = blockIdx.x * p.share; it < end;) {
+        fast_seg s = sk_segment<BM, BN>(p, it);
+        fast_dst d = c_tile(p, s.i0, s.j0);
+        if (s.lo != s.hi) {
+            fast_dst slot = {sk_slot<BM, BN>(p, blockIdx.x, s.t, ipt), BN, BM, BN, 1};
+            d = slot;
+        }
+        tile_product<BM, BN, WM, VEC>(p, st, s.i0, s.j0, s.kb * FAST_BK, min(p.k, s.ke * FAST_BK), fast_given{d});
+        it = opaque(it);
+        s = sk_segment<BM, BN>(p, it);
+        if (s.lo != s.hi && arrived_last(&sk_arrived[s.t], s.hi - s.lo + 1))
+            sk_fixup<BM, BN, WM>(p, s.t, s.lo, s.hi, (p.k + FAST_BK - 1) / FAST_BK, c_tile(p, s.i0, s.j0));
+        __syncthreads(); /* every thread is done with the stages before the next tile's copies */
+        it += s.ke - s.kb;
+        end = opaque(end);
+    }
 }
 
 /* c = the sum of the `slices` partial products at part, slice after slice:
@@ -417,41 +596,55 @@ static int sum_run(float *c, const float *part, size_t len, int slices)
 /* The tile shapes (block BM x BN, warp WM x 64). rel is the rate of a full
  * SM running the shape relative to 64 x 128 / 32, from the 4096^3 times on
  * the H100 (PERF.md); 128 x 128 / 64 (16 x 8 outputs a thread, 4 warps, 2
- * blocks an SM) is the fastest. Each shape has a kernel for 16-byte
- * aligned rows and one that reads every float on its own. */
+ * blocks an SM) is the fastest. Each shape has four kernels: data-parallel
+ * or stream-K, for 16-byte aligned rows or reading every float on its own. */
 typedef struct {
-    const char *name, *name_any;
-    void (*kernel)(fast_args);     /* rows of a and b 16-byte aligned */
-    void (*kernel_any)(fast_args); /* any alignment */
+    const char *name[2][2];           /* [stream-K][aligned] */
+    void (*kernel[2][2])(fast_args); /* the same */
     int bm, bn, threads;
     size_t smem;
     double rel;
 } fast_config;
 
+#define FAST_NAME(BM, BN, WM, SK, ANY) "fast_sgemm" SK "<" #BM "x" #BN "/" #WM ANY ">"
+#define FAST_DP(BM, BN, WM) {FAST_NAME(BM, BN, WM, "", ",unaligned"), FAST_NAME(BM, BN, WM, "", "")}
+#define FAST_SK(BM, BN, WM) {FAST_NAME(BM, BN, WM, "_sk", ",unaligned"), FAST_NAME(BM, BN, WM, "_sk", "")}
+#define FAST_SHAPE(BM, BN, WM, REL) BM, BN, FAST_THREADS(BM, BN, WM), FAST_SMEM(BM, BN), REL
 #define FAST_CONFIG(BM, BN, WM, REL)                                                                               \
-    {"fast_sgemm<" #BM "x" #BN "/" #WM ">", "fast_sgemm<" #BM "x" #BN "/" #WM ",unaligned>",                         \
-     fast_sgemm<BM, BN, WM, true>, fast_sgemm<BM, BN, WM, false>, BM, BN, FAST_THREADS(BM, BN, WM),               \
-     FAST_SMEM(BM, BN), REL}
+    {{FAST_DP(BM, BN, WM), FAST_SK(BM, BN, WM)},                                                                   \
+     {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>},                                               \
+      {fast_sgemm_sk<BM, BN, WM, false>, fast_sgemm_sk<BM, BN, WM, true>}},                                        \
+     FAST_SHAPE(BM, BN, WM, REL)}
+/* A shape without stream-K. 128 x 128 / 64 has no registers to spare for
+ * its segment walk (it spilled over a kilobyte in the loop); 128 x 64 and
+ * 64 x 64 had stream-K kernels in the sweep of PERF.md (v5), and at none
+ * of 14 shapes did one beat 64 x 128's stream-K. */
+#define FAST_CONFIG_DP(BM, BN, WM, REL)                                                                            \
+    {{FAST_DP(BM, BN, WM), {NULL, NULL}},                                                                          \
+     {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>}, {NULL, NULL}},                                \
+     FAST_SHAPE(BM, BN, WM, REL)}
 static const fast_config configs[] = {
     FAST_CONFIG(64, 128, 32, 1.00),
-    FAST_CONFIG(128, 64, 32, 0.92),
-    FAST_CONFIG(64, 64, 32, 0.97),
-    FAST_CONFIG(128, 128, 64, 1.03),
+    FAST_CONFIG_DP(128, 64, 32, 0.92),
+    FAST_CONFIG_DP(64, 64, 32, 0.97),
+    FAST_CONFIG_DP(128, 128, 64, 1.03),
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 #define FAST_MAX_SLICES 256
 
-/* How a product runs: a configuration, the number of k-slices, and whether
- * the rows of a and b are 16-byte aligned. */
+/* How a product runs: a configuration, and either k-slices (slices,
+ * kchunk) or stream-K (streamk: `grid` blocks of `share` k-steps); and
+ * whether the rows of a and b are 16-byte aligned. */
 typedef struct {
     const fast_config *cfg;
     int slices, kchunk;
+    int streamk, grid, share;
     int vec;
 } fast_plan;
 
 /* Blocks of each configuration an SM holds at once (occupancy API), for
- * plan_cost; set by configs_ready. */
-static int resident[NCONFIGS];
+ * plan_cost, [stream-K]; set by configs_ready. */
+static int resident[2][NCONFIGS];
 
 /* Allow each kernel its dynamic shared memory past the 48 KB default, and
  * learn how many blocks of it an SM holds; once per process. */
@@ -460,17 +653,19 @@ static int configs_ready(void)
     static int done;
     if (done)
         return 0;
-    for (int i = 0; i < NCONFIGS; i++) {
-        for (int v = 0; v < 2; v++) {
-            const void *f = (const void *)(v ? configs[i].kernel : configs[i].kernel_any);
-            GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)configs[i].smem));
-            GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxShared));
+    for (int i = 0; i < NCONFIGS; i++)
+        for (int sk = 0; sk < 2 && configs[i].kernel[sk][1]; sk++) {
+            for (int v = 0; v < 2; v++) {
+                const void *f = (const void *)configs[i].kernel[sk][v];
+                GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)configs[i].smem));
+                GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               cudaSharedmemCarveoutMaxShared));
+            }
+            resident[sk][i] =
+                gpu_blocks_per_sm((const void *)configs[i].kernel[sk][1], configs[i].threads, configs[i].smem);
+            if (resident[sk][i] < 0)
+                return -1;
         }
-        resident[i] = gpu_blocks_per_sm((const void *)configs[i].kernel, configs[i].threads, configs[i].smem);
-        if (resident[i] < 0)
-            return -1;
-    }
     done = 1;
     return 0;
 }
@@ -488,6 +683,15 @@ static int kchunk_for(int k, int slices)
  * whole sweep best (PERF.md, v4). */
 static double sm_rate(int warps) { return warps >= 8 ? 1.0 : warps / 8.0; }
 
+/* Split and stream-K plans measured over their estimates, against plans
+ * of one slice (PERF.md, v5: a sweep of 14 shapes, every plan timed):
+ * k-slices 0-8% with 16-byte rows (1000^3, 768x1024x768) and 5-25% with
+ * unaligned ones (1009, 1025, 1037, 511x513x1025, 4099x4093x67,
+ * 129x257x4099: the summing launch after a slower kernel), stream-K 0-5%
+ * (2500x700x1300, 2048^3, 4097x333x4097, 3001^3). */
+static double split_over(int vec) { return vec ? 1.08 : 1.18; }
+#define FAST_SK_OVER 1.03
+
 /* Estimated time of a plan, in multiply-adds of one SM at full rate: the
  * busiest SM's blocks (blocks are dealt round the SMs), `resident` at a
  * time, each slowed by the shape's rel and by sm_rate when too few share
@@ -496,38 +700,90 @@ static double sm_rate(int warps) { return warps >= 8 ? 1.0 : warps / 8.0; }
  * trip through L2 (written and read once, about 2 multiply-add times a
  * byte per SM's share) and the summing kernel's walk over the slices
  * (about 0.12 us a slice). Constants fitted to a sweep of every shape and
- * slice count at 11 shapes on the H100 (PERF.md). */
-static double plan_cost(int cfg, int slices, int m, int n, int k, int sms)
+ * slice count at 11 shapes on the H100 (PERF.md); split plans scaled by
+ * split_over (vec: rows of a and b 16-byte aligned). */
+static double plan_cost(int cfg, int slices, int m, int n, int k, int sms, int vec)
 {
     const fast_config *f = &configs[cfg];
     int kchunk = kchunk_for(k, slices);
     slices = kchunk ? (k + kchunk - 1) / kchunk : 1;
     double tiles = (double)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
     long long per_sm = (long long)ceil(tiles * slices / sms);
-    int warps = f->threads / 32, r = resident[cfg];
+    int warps = f->threads / 32, r = resident[0][cfg];
     double block = (double)f->bm * f->bn * (kchunk + FAST_BK) / f->rel;
     long long full = per_sm / r, rest = per_sm % r;
     double work = full * r * block / sm_rate(r * warps) + (rest ? rest * block / sm_rate((int)rest * warps) : 0);
     double split = slices > 1 ? (2.0 * slices + 1) * m * n * 4 * 2 / sms + 3e4 * slices : 0;
-    return work + split;
+    return work * (slices > 1 ? split_over(vec) : 1.0) + split;
+}
+
+/* The stream-K plan of configuration cfg: `resident` blocks on every SM,
+ * each `share` k-steps. -1 where it does not apply: a shape without
+ * stream-K, the tiles too many to count (sk_arrived), the k-steps past an
+ * int, or a share under FAST_SK_MIN_SHARE steps, where a block's pipeline
+ * start and its slots cost about what its arithmetic does (the shapes
+ * where stream-K won in PERF.md's sweep had shares of 21 to 73 steps; it
+ * lost at 5 and 6). */
+#define FAST_SK_MIN_SHARE 16
+static int plan_sk(int cfg, int m, int n, int k, int sms, int *grid, int *share)
+{
+    const fast_config *f = &configs[cfg];
+    long long tiles = (long long)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
+    long long all = tiles * ((k + FAST_BK - 1) / FAST_BK);
+    if (!f->kernel[1][1] || tiles > FAST_SK_TILES || all > INT_MAX / 2 || all < 1)
+        return -1;
+    *share = (int)((all + (long long)sms * resident[1][cfg] - 1) / ((long long)sms * resident[1][cfg]));
+    *grid = (int)((all + *share - 1) / *share);
+    return *share >= FAST_SK_MIN_SHARE ? 0 : -1;
+}
+
+/* Estimated time of the stream-K plan, in plan_cost's units: an SM's
+ * blocks, each its share plus a step of start for each tile it touches,
+ * at the shape's rate; each block's two slots written and read through L2;
+ * and the last segment's walk over a split tile's slots; all scaled by
+ * FAST_SK_OVER. */
+static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
+{
+    const fast_config *f = &configs[cfg];
+    int grid, share;
+    if (plan_sk(cfg, m, n, k, sms, &grid, &share) != 0)
+        return -1;
+    int ipt = (k + FAST_BK - 1) / FAST_BK, per_sm = (grid + sms - 1) / sms, warps = f->threads / 32;
+    int touched = (share + ipt - 1) / ipt + 1, parts = (ipt + share - 1) / share + 1;
+    double work = per_sm * (double)f->bm * f->bn * FAST_BK * (share + touched) / f->rel / sm_rate(per_sm * warps);
+    double slots = 2.0 * per_sm * 2 * f->bm * f->bn * 4 * 2;
+    return (work + slots + 3e4 * parts) * FAST_SK_OVER;
 }
 
 /* The plan with the lowest estimate: every configuration, every useful
- * slice count (each slice at least 4 stages deep). */
+ * slice count (each slice at least 4 stages deep), and stream-K. */
 static fast_plan plan_search(int m, int n, int k)
 {
-    int sms = gpu_sm_count();
-    fast_plan best = {&configs[0], 1, k, 1};
+    int sms = gpu_sm_count(), vec = k % 4 == 0 && n % 4 == 0;
+    fast_plan best = {&configs[0], 1, k, 0, 0, 0, 1};
     double best_cost = -1;
-    for (int i = 0; i < NCONFIGS; i++)
+    for (int i = 0; i < NCONFIGS; i++) {
         for (int s = 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
-            double cost = plan_cost(i, s, m, n, k, sms);
+            double cost = plan_cost(i, s, m, n, k, sms, vec);
             if (best_cost < 0 || cost < best_cost) {
                 best_cost = cost;
                 best.cfg = &configs[i];
                 best.slices = s;
+                best.streamk = 0;
             }
         }
+        double cost = plan_cost_sk(i, m, n, k, sms);
+        if (cost >= 0 && cost < best_cost) {
+            best_cost = cost;
+            best.cfg = &configs[i];
+            best.streamk = 1;
+            plan_sk(i, m, n, k, sms, &best.grid, &best.share);
+        }
+    }
+    if (best.streamk) {
+        best.slices = 1, best.kchunk = k;
+        return best;
+    }
     best.kchunk = kchunk_for(k, best.slices);
     best.slices = best.kchunk ? (k + best.kchunk - 1) / best.kchunk : 1;
     if (best.slices < 1)
@@ -562,27 +818,30 @@ static fast_plan plan_for(const float *a, const float *b, int m, int n, int k)
     return pl;
 }
 
-/* Run plan pl: the tiled kernel, and the sum of the slices if split. */
+/* Run plan pl: the tiled kernel, and the sum of the slices if split; or
+ * the stream-K kernel, its slots in scratch. */
 static int run_plan(const fast_plan *pl, float *c, const float *a, const float *b, int m, int n, int k)
 {
     const fast_config *f = pl->cfg;
     if (configs_ready() != 0)
         return -1;
     size_t len = (size_t)m * n;
-    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, 0, 0};
-    if (pl->slices > 1) {
-        void *part;
-        if (gpu_scratch(&part, (size_t)pl->slices * len * sizeof(float)) != 0)
-            return -1;
-        p.out = (float *)part;
-        p.zstride = len;
-    }
-    p.vec_c = n % 4 == 0 && aligned16(p.out);
-    unsigned tiles = gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn); /* < 2^31 for any matrix that fits */
-    if (gpu_launch(pl->vec ? f->kernel : f->kernel_any, pl->vec ? f->name : f->name_any, dim3(tiles, 1, pl->slices),
-                   dim3(f->threads), f->smem, __FILE__, __LINE__, p) != 0)
+    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, 0, 0, pl->share, NULL};
+    void *part = NULL;
+    size_t need = pl->streamk ? (size_t)pl->grid * 2 * f->bm * f->bn : pl->slices > 1 ? (size_t)pl->slices * len : 0;
+    if (need && gpu_scratch(&part, need * sizeof(float)) != 0)
         return -1;
-    return pl->slices > 1 ? sum_run(c, p.out, len, pl->slices) : 0;
+    if (pl->streamk)
+        p.work = (float *)part;
+    else if (pl->slices > 1)
+        p.out = (float *)part, p.zstride = len;
+    p.vec_c = n % 4 == 0 && aligned16(p.out);
+    unsigned blocks = pl->streamk ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
+    if (gpu_launch(f->kernel[pl->streamk][pl->vec], f->name[pl->streamk][pl->vec],
+                   dim3(blocks, 1, pl->streamk ? 1 : pl->slices), dim3(f->threads), f->smem, __FILE__, __LINE__,
+                   p) != 0)
+        return -1;
+    return !pl->streamk && pl->slices > 1 ? sum_run(c, p.out, len, pl->slices) : 0;
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -620,50 +879,92 @@ static __global__ void gemv_rows(float *c, const float *a, const float *b, int m
         c[i] = s;
 }
 
-/* out (1 x n) = a (1 x k) @ b (k x n) over k-slice blockIdx.y: a lane owns
- * 4 adjacent columns (16-byte loads, vec) or 1, the block's warps take
- * every GEMV_WARPS-th row of the slice, and shared memory adds the warps'
- * sums. Slice z writes out + z * n, summed by sum_slices when split. */
-static __global__ void gemv_cols(float *out, const float *a, const float *b, int n, int k, int kchunk, int vec)
+/* A lane's sums for its 4 (VEC) or 1 columns from j on over rows q0,
+ * q0 + GEMV_WARPS, ... below kend: a[q] times b's row q. Unrolled 4 deep,
+ * so that a lane has 4 rows' loads in flight. */
+template <bool VEC>
+static __device__ __forceinline__ float4 col_sums(const float *a, const float *b, int n, int j, int q0, int kend)
+{
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (j >= n)
+        return s;
+#pragma unroll 4
+    for (int q = q0; q < kend; q += GEMV_WARPS) {
+        float x = a[q];
+        if (VEC) {
+            float4 y = *(const float4 *)(b + (size_t)q * n + j);
+            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
+        } else {
+            s.x = fmaf(x, b[(size_t)q * n + j], s.x);
+        }
+    }
+    return s;
+}
+
+/* The block's warps' values added in warp order, into warp 0's. Every
+ * thread must come; the slots are free again on return. */
+static __device__ float4 warps_sum(float4 s)
 {
     __shared__ float4 part[GEMV_WARPS][32];
     int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    int per = vec ? 4 : 1;
-    int j = (blockIdx.x * 32 + lane) * per;
-    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
-    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    /* Unrolled 4 deep so that a warp may have 4 rows' loads in flight.
-     * (It did not move 1 x 4096 x 4096 from 0.70 of cuBLAS, PERF.md v4:
-     * what holds this kernel back is not found yet.) */
-    if (j < n && vec) {
-#pragma unroll 4
-        for (int q = kbeg + w; q < kend; q += GEMV_WARPS) {
-            float x = a[q];
-            float4 y = *(const float4 *)(b + (size_t)q * n + j);
-            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
-        }
-    } else if (j < n) {
-#pragma unroll 4
-        for (int q = kbeg + w; q < kend; q += GEMV_WARPS)
-            s.x = fmaf(a[q], b[(size_t)q * n + j], s.x);
-    }
     part[w][lane] = s;
     __syncthreads();
-    if (w != 0 || j >= n)
-        return;
-    for (int v = 1; v < GEMV_WARPS; v++) {
-        float4 t = part[v][lane];
-        s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
-    }
-    float *dst = out + (size_t)blockIdx.y * n + j;
-    if (vec)
+    if (w == 0)
+        for (int v = 1; v < GEMV_WARPS; v++) {
+            float4 t = part[v][lane];
+            s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
+        }
+    __syncthreads();
+    return s;
+}
+
+template <bool VEC> static __device__ __forceinline__ void put_cols(float *dst, float4 s)
+{
+    if (VEC)
         *(float4 *)dst = s;
     else
         dst[0] = s.x;
 }
 
-/* 1 x n: enough k-slices that the device has about 4 blocks per SM to
- * keep its loads in flight, each slice at least 64 rows of b. */
+/* out (1 x n) = a (1 x k) @ b (k x n): block (x, y) sums k-slice y (rows
+ * kchunk wide) of column group x, a lane owning 4 adjacent columns (16-byte
+ * loads, VEC) or 1, the block's 8 warps every 8th row of the slice. With
+ * one slice the sums go to c. With more, each slice's go to part + y n,
+ * and the column group's last slice to arrive adds all of them, slice by
+ * slice in a fixed order (warp v slices v, v + 8, ..., then the warps in
+ * order): no second launch, and the same bits whatever the arrival order. */
+template <bool VEC>
+static __global__ void __launch_bounds__(GEMV_WARPS * 32)
+    gemv_cols(float *c, float *part, const float *a, const float *b, int n, int k, int kchunk)
+{
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    int j = (blockIdx.x * 32 + lane) * (VEC ? 4 : 1);
+    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
+    float4 s = warps_sum(col_sums<VEC>(a, b, n, j, kbeg + w, kend));
+    float *dst = gridDim.y == 1 ? c : part + (size_t)blockIdx.y * n;
+    if (w == 0 && j < n)
+        put_cols<VEC>(dst + j, s);
+    if (gridDim.y == 1 || !arrived_last(&gemv_arrived[blockIdx.x], gridDim.y))
+        return;
+    s = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (j < n)
+#pragma unroll 4
+        for (int z = w; z < (int)gridDim.y; z += GEMV_WARPS) {
+            const float *src = part + (size_t)z * n + j;
+            float4 v = VEC ? __ldcg((const float4 *)src) : make_float4(__ldcg(src), 0.f, 0.f, 0.f);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+    s = warps_sum(s);
+    if (w == 0 && j < n)
+        put_cols<VEC>(c + j, s);
+}
+
+/* 1 x n: enough k-slices for about 4 blocks an SM, each slice at least 64
+ * rows of b; one slice when the column groups are too many to count.
+ * Filling every block slot an SM has instead (6 at 40 registers a thread:
+ * 25 slices at 1 x 4096 x 4096) made 800 blocks for 792 slots, a second
+ * wave of 8 blocks, and ran 13% slower (PERF.md, v5); 17, 8 or 66 slices
+ * ran within 5% of one another there. */
 static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
 {
     int vec = n % 4 == 0 && aligned16(b) && aligned16(c);
@@ -671,18 +972,17 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
     long long want = (4LL * gpu_sm_count() + cols - 1) / cols;
     long long most = (k + 63) / 64;
     int slices = (int)(want < most ? want : most);
-    slices = slices < 1 ? 1 : slices > 65535 ? 65535 : slices;
+    slices = cols > FAST_SK_TILES || slices < 1 ? 1 : slices > GPU_MAX_GRID_Y ? GPU_MAX_GRID_Y : slices;
     int kchunk = (k + slices - 1) / slices;
     slices = kchunk ? (k + kchunk - 1) / kchunk : 1;
-    float *out = c;
-    if (slices > 1) {
-        void *part;
-        if (gpu_scratch(&part, (size_t)slices * n * sizeof(float)) != 0)
-            return -1;
-        out = (float *)part;
-    }
-    GPU_LAUNCH(gemv_cols, dim3(cols, slices), GEMV_WARPS * 32, 0, out, a, b, n, k, kchunk, vec);
-    return slices > 1 ? sum_run(c, out, (size_t)n, slices) : 0;
+    void *part = NULL;
+    if (slices > 1 && gpu_scratch(&part, (size_t)slices * n * sizeof(float)) != 0)
+        return -1;
+    if (vec)
+        GPU_LAUNCH(gemv_cols<true>, dim3(cols, slices), GEMV_WARPS * 32, 0, c, (float *)part, a, b, n, k, kchunk);
+    else
+        GPU_LAUNCH(gemv_cols<false>, dim3(cols, slices), GEMV_WARPS * 32, 0, c, (float *)part, a, b, n, k, kchunk);
+    return 0;
 }
 
 /* --- the entry point -------------------------------------------------------------- */
