@@ -19,8 +19,14 @@ extern "C" cuk_matmul_fn tf32x3_matmul;
 
 /* --- the split pass --------------------------------------------------------- */
 
-#define SPLIT_TILE 32
-#define SPLIT_ROWS 8
+/* A block of the split pass writes SPLIT_ROWS rows x SPLIT_COLS columns of
+ * the parts, 16 floats a thread, and few enough blocks (648 at
+ * 1037x1055x1031) run that all are resident at once. The first split pass,
+ * 32 x 32 blocks of 4 floats a thread (2376 blocks, 2.25 waves of 8 an SM),
+ * took 19 us of the whole product's 58 there (H100, launch included). */
+#define SPLIT_ROWS 32
+#define SPLIT_COLS 128
+#define SPLIT_WARPS 8
 
 /* x rounded to TF32 (round to nearest, ties away: what the tensor cores
  * expect of an operand), as a float whose low 13 mantissa bits are 0. */
@@ -40,11 +46,11 @@ static __device__ __forceinline__ float to_tf32(float x)
  * product, which matters to small products). Row r of the
  * parts big, small ((mp + np) x kp) is row r of a (m x k) for r < mp, else
  * column r - mp of b (k x n): b transposed, as wgmma wants it; zeros past
- * the edges. mp is a multiple of the tile, so a block splits one operand.
- * A block moves a 32 x 32 tile through shared memory, so both its reads
- * and its writes run along rows. The first block also zeroes the Hopper
- * kernel's ncount split-k counters, which that kernel, next on the stream,
- * counts its slices in. */
+ * the edges. mp is a multiple of SPLIT_ROWS, so a block splits one operand.
+ * A block moves its tile through shared memory, so both its reads and its
+ * writes run along rows. The first block also zeroes the Hopper kernel's
+ * ncount split-k counters, which that kernel, next on the stream, counts
+ * its slices in. */
 struct split_args {
     float *big, *small;
     const float *a, *b;
@@ -52,25 +58,73 @@ struct split_args {
     int m, n, k, mp, kp, ncount;
 };
 
-static __global__ void tf32x3_split(split_args s, int row0)
+/* Each thread's 16 floats of the tile are loaded into v, all of them
+ * before the first is stored, so that 16 loads a thread are in flight. */
+#define SPLIT_PER_THREAD (SPLIT_ROWS * SPLIT_COLS / (32 * SPLIT_WARPS))
+
+/* The block's rows of a: warp w reads rows w, w + 8, ..., each lane every
+ * 32nd float of them. */
+static __device__ __forceinline__ void split_load_a(float (*tile)[SPLIT_COLS + 1], const split_args &s, int r0,
+                                                    int c0)
 {
-    __shared__ float tile[SPLIT_TILE][SPLIT_TILE + 1];
-    int r0 = row0 + blockIdx.y * SPLIT_TILE, c0 = blockIdx.x * SPLIT_TILE, tx = threadIdx.x, j0 = r0 - s.mp;
-    for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
-        if (r0 < s.mp)
-            tile[i][tx] = (r0 + i < s.m && c0 + tx < s.k) ? s.a[(size_t)(r0 + i) * s.k + c0 + tx] : 0.0f;
-        else /* tx walks b's row c0 + i */
-            tile[tx][i] = (c0 + i < s.k && j0 + tx < s.n) ? s.b[(size_t)(c0 + i) * s.n + j0 + tx] : 0.0f;
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    float v[SPLIT_PER_THREAD];
+#pragma unroll
+    for (int i = 0; i < SPLIT_ROWS / SPLIT_WARPS; i++)
+#pragma unroll
+        for (int q = 0; q < SPLIT_COLS / 32; q++) {
+            int r = r0 + SPLIT_WARPS * i + w, c = c0 + 32 * q + lane;
+            v[i * (SPLIT_COLS / 32) + q] = r < s.m && c < s.k ? s.a[(size_t)r * s.k + c] : 0.0f;
+        }
+#pragma unroll
+    for (int i = 0; i < SPLIT_ROWS / SPLIT_WARPS; i++)
+#pragma unroll
+        for (int q = 0; q < SPLIT_COLS / 32; q++)
+            tile[SPLIT_WARPS * i + w][32 * q + lane] = v[i * (SPLIT_COLS / 32) + q];
+}
+
+/* The block's columns j0.. of b, transposed: warp w reads rows w, w + 8,
+ * ... of b, lane l its column j0 + l, into the tile's row l (the rows are
+ * padded to 129 floats, so the 32 lanes' stores fall in 32 banks). */
+static __device__ __forceinline__ void split_load_b(float (*tile)[SPLIT_COLS + 1], const split_args &s, int j0,
+                                                    int c0)
+{
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32, j = j0 + lane;
+    float v[SPLIT_PER_THREAD];
+#pragma unroll
+    for (int q = 0; q < SPLIT_PER_THREAD; q++) {
+        int c = c0 + SPLIT_WARPS * q + w;
+        v[q] = c < s.k && j < s.n ? s.b[(size_t)c * s.n + j] : 0.0f;
     }
+#pragma unroll
+    for (int q = 0; q < SPLIT_PER_THREAD; q++)
+        tile[lane][SPLIT_WARPS * q + w] = v[q];
+}
+
+static __global__ void __launch_bounds__(32 * SPLIT_WARPS) tf32x3_split(split_args s, int row0)
+{
+    __shared__ float tile[SPLIT_ROWS][SPLIT_COLS + 1];
+    int r0 = row0 + blockIdx.y * SPLIT_ROWS, c0 = blockIdx.x * SPLIT_COLS;
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    if (r0 < s.mp)
+        split_load_a(tile, s, r0, c0);
+    else
+        split_load_b(tile, s, r0 - s.mp, c0);
     __syncthreads();
-    for (int i = threadIdx.y; i < SPLIT_TILE; i += SPLIT_ROWS) {
-        float x = tile[i][tx], big = to_tf32(x);
-        size_t at = (size_t)(r0 + i) * s.kp + c0 + tx;
-        s.big[at] = big;
-        s.small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
-    }
+#pragma unroll
+    for (int i = 0; i < SPLIT_ROWS; i += SPLIT_WARPS)
+#pragma unroll
+        for (int q = 0; q < SPLIT_COLS; q += 32) {
+            int c = c0 + q + lane;
+            if (c >= s.kp)
+                continue;
+            float x = tile[i + w][q + lane], big = to_tf32(x);
+            size_t at = (size_t)(r0 + i + w) * s.kp + c;
+            s.big[at] = big;
+            s.small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
+        }
     if (row0 == 0 && blockIdx.x == 0 && blockIdx.y == 0)
-        for (int q = threadIdx.y * SPLIT_TILE + tx; q < s.ncount; q += SPLIT_TILE * SPLIT_ROWS)
+        for (int q = threadIdx.x; q < s.ncount; q += 32 * SPLIT_WARPS)
             s.count[q] = 0;
 }
 
@@ -78,10 +132,9 @@ static __global__ void tf32x3_split(split_args s, int row0)
 static int split(const tf32x3_parts *p, const float *a, const float *b, int ncount)
 {
     split_args s = {(float *)p->a_big, (float *)p->a_small, a, b, p->count, p->m, p->n, p->k, p->mp, p->kp, ncount};
-    return gpu_for_bands(p->mp + p->np, SPLIT_TILE, [=](int r0, int n) {
-        dim3 grid(p->kp / SPLIT_TILE, gpu_cdiv(n, SPLIT_TILE));
-        return gpu_launch(tf32x3_split, "tf32x3_split", grid, dim3(SPLIT_TILE, SPLIT_ROWS), 0, __FILE__, __LINE__, s,
-                          r0);
+    return gpu_for_bands(p->mp + p->np, SPLIT_ROWS, [=](int r0, int n) {
+        dim3 grid(gpu_cdiv(p->kp, SPLIT_COLS), gpu_cdiv(n, SPLIT_ROWS));
+        return gpu_launch(tf32x3_split, "tf32x3_split", grid, dim3(32 * SPLIT_WARPS), 0, __FILE__, __LINE__, s, r0);
     });
 }
 
