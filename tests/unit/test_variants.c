@@ -240,8 +240,11 @@ static void kernels_read_every_value(void)
 {
     static const char *ids[VAR_COUNT] = {[VAR_COALESCE] = "VAR_COALESCE", [VAR_TILE] = "VAR_TILE",
                                          [VAR_ATILE] = "VAR_ATILE", [VAR_PAD] = "VAR_PAD",
-                                         [VAR_REDUCE] = "VAR_REDUCE", [VAR_TC] = "VAR_TC"};
+                                         [VAR_REDUCE] = "VAR_REDUCE", [VAR_TC] = "VAR_TC",
+                                         [VAR_SPREAD] = "VAR_SPREAD"};
     int read[VAR_COUNT][VARIANT_MAX_VALUES] = {{0}}, calls = 0;
+    for (int i = 0; i < VAR_COUNT; i++)
+        CHECKF(ids[i] != NULL, "switch %d (%s) has no name in this test's ids[]", i, variant_get(i)->name);
     DIR *d = opendir("kernels");
     struct dirent *e;
     CHECK(d != NULL);
@@ -264,7 +267,7 @@ static void kernels_read_every_value(void)
             int sw = -1, v = -1;
             calls++;
             for (int i = 0; i < VAR_COUNT; i++)
-                sw = !strcmp(ids[i], id) ? i : sw;
+                sw = ids[i] && !strcmp(ids[i], id) ? i : sw;
             CHECKF(sw >= 0, "%s: no switch %s", path, id);
             for (int i = 0; sw >= 0 && i < variant_get(sw)->nvalues; i++)
                 v = !strcmp(variant_get(sw)->values[i].value, value) ? i : v;
