@@ -97,15 +97,15 @@ static int nccl_fail(ncclResult_t r, const char *call, const char *file, int lin
             return nccl_fail(nccl_r_, #call, __FILE__, __LINE__);    \
     } while (0)
 
-/* The mode's state: the GPUs, their NCCL communicators, a second stream on
- * each for the broadcasts, the events that order the streams, and each
- * GPU's buffers for B's chunks and its partial results. */
 /* A chunk of B: at most 512 MiB (two buffers on each GPU). Fewer, longer
  * products lose fewer partial last waves: at 16384^3 chunks of 8192 rows,
  * with each round's own chunks first, took 86.3 ms against 88.6 for 4096
  * (kernels/PERF.md, ## multi). */
 #define CHUNK_FLOATS ((size_t)128 << 20)
 
+/* The mode's state: the GPUs, their NCCL communicators, a second stream on
+ * each for the broadcasts, the events that order the streams, and each
+ * GPU's buffers for B's chunks and its partial results. */
 typedef struct {
     cudaStream_t comm;          /* NCCL's work, beside the products */
     cudaEvent_t done, comm_done;/* this GPU's share finished (join) */
@@ -153,6 +153,7 @@ extern "C" int multi_load(const char **why)
 {
     if (M.loaded == 0) {
         const char *no = NULL;
+        int pending = cuk_err_get()->kind != CUK_E_NONE; /* an error of the caller's: kept */
         M.loaded = -1;
         if (!cublas_load(&no))
             snprintf(M.why, sizeof M.why, "%s", no);
@@ -160,7 +161,8 @@ extern "C" int multi_load(const char **why)
             snprintf(M.why, sizeof M.why, "%s", cuk_err_get()->msg);
         else if (M.n == 1 || load_nccl() == 0)
             M.loaded = 1;
-        cuk_err_clear();
+        if (!pending)
+            cuk_err_clear(); /* what gpu_spread_gpus set is in M.why */
     }
     if (M.loaded < 0 && why)
         *why = M.why;
