@@ -179,7 +179,7 @@ static pool_block *dev_block(const cuk_matrix *m, const cuk_backend *be, int *oo
  * its host copy, so that they stream it at the link's rate
  * (bench/perf_multi.c measures both). Where the system refuses (a
  * memory-lock limit), it stays pageable. */
-void mat_out_of_core(cuk_matrix *m)
+static void mat_out_of_core(cuk_matrix *m)
 {
     m->out_of_core = 1;
     if (!m->pinned && m->host)

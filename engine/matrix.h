@@ -38,8 +38,8 @@ typedef struct cuk_matrix {
     struct pool_block *dev;      /* NULL until a device copy exists */
     /* 1: a matrix of a spread mode (multi) that the GPUs could not hold:
      * it lives in host memory, where that mode works on it out of core
-     * (`who` says so). Set where that is decided: mat_new, mat_data, and
-     * engine/ops.c when an op runs on the mode's host stand-in. */
+     * (`who` says so), page-locked. Set where that is decided: mat_new
+     * and mat_data. */
     int out_of_core;
     int nexact;                  /* 0, or rows*cols: exact[] holds every element */
     double exact[MAT_EXACT_MAX];
@@ -96,10 +96,6 @@ const char *mat_where(const cuk_matrix *m);
 /* Bytes held on the host and on the device by this matrix. */
 size_t mat_host_bytes(const cuk_matrix *m);
 size_t mat_dev_bytes(const cuk_matrix *m);
-
-/* m lives in host memory because a spread mode's GPUs could not hold it:
- * flagged for `who`, and page-locked so that they stream it at full rate. */
-void mat_out_of_core(cuk_matrix *m);
 
 /* Tests: fill every new buffer with NaN so unwritten outputs show. */
 void mat_set_poison(int on);

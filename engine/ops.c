@@ -60,14 +60,20 @@ static cuk_matrix *finish(const cuk_backend *be, cuk_matrix *out, int rc, const 
     return out;
 }
 
-/* A result of rows x cols where be works, be recorded as the mode whose
- * kernels run next; the mode's one-time set-up is done first (warm.h). */
-static cuk_matrix *result(const cuk_backend *be, int rows, int cols)
+/* be recorded as the mode whose kernels run next, its one-time set-up
+ * done first (warm.h): 0, or -1 with the error set. */
+static int ready(const cuk_backend *be)
 {
     if (warm_mode(be) != 0)
-        return NULL;
+        return -1;
     mode_enter(be);
-    return mat_new(be, rows, cols);
+    return 0;
+}
+
+/* A result of rows x cols where be works, be ready to run. */
+static cuk_matrix *result(const cuk_backend *be, int rows, int cols)
+{
+    return ready(be) == 0 ? mat_new(be, rows, cols) : NULL;
 }
 
 /* Start out's timing mark; NULL (out released) if it can't be recorded. */
@@ -107,7 +113,8 @@ static int place(const cuk_backend *be, cuk_matrix *const *ops, int n)
 /* The operands placed and the result made for an op of *be (copies counted
  * in the record, before the start mark). Out of core: when a spread mode
  * (multi) cannot hold an operand or the result on the GPUs, *be becomes
- * its host mode, where the op then runs. NULL with the error set. */
+ * its host mode, where the op then runs; a result they could not hold is
+ * already in host memory (matrix.h), and is kept. NULL with the error set. */
 static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n, int rows, int cols)
 {
     int host = place(*be, ops, n);
@@ -115,11 +122,13 @@ static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n
         return NULL;
     cuk_matrix *c = host ? NULL : result(*be, rows, cols);
     if (host || (c && (*be)->spread && !c->dev)) {
-        mat_unref(c);
         *be = spill_mode(*be);
-        c = place(*be, ops, n) < 0 ? NULL : result(*be, rows, cols);
-        if (c)
-            mat_out_of_core(c); /* multi's result, which its GPUs could not take */
+        if (ready(*be) != 0 || place(*be, ops, n) < 0) {
+            mat_unref(c);
+            return NULL;
+        }
+        if (!c)
+            c = mat_new(*be, rows, cols);
     }
     return c;
 }

@@ -17,6 +17,8 @@ typedef struct {
     cudaStream_t stream;     /* device 0's is the engine's stream */
     void *scratch_buf;       /* gpu_scratch's buffer */
     size_t scratch_cap;
+    gpu_info facts;          /* what the device is, read once (the panel asks at every redraw) */
+    int facts_read;
 } gpu_side;
 
 /* The process's devices, opened once (one session per process). */
@@ -174,8 +176,13 @@ extern "C" int gpu_facts_of(int g, device_facts *f, size_t *free_bytes, size_t *
     cudaDeviceProp prop;
     if (g < 0 || g >= gpu_count())
         return cuk_err("there is no GPU %d (%d visible)", g, gpu_count());
-    GPU_CHECK(cudaGetDeviceProperties(&prop, g));
-    fill_info(f, &prop, g);
+    gpu_side *d = &gpu.side[g];
+    if (!d->facts_read) {
+        GPU_CHECK(cudaGetDeviceProperties(&prop, g));
+        fill_info(&d->facts, &prop, g);
+        d->facts_read = 1;
+    }
+    *f = d->facts;
     GPU_CHECK(cudaSetDevice(g));
     cudaError_t err = cudaMemGetInfo(free_bytes, total_bytes);
     GPU_CHECK(cudaSetDevice(gpu.cur));
