@@ -124,6 +124,10 @@ const cuk_backend *mode_find(const char *name);
 const cuk_backend *mode_reference(void);
 /* 1 if usable now; otherwise 0 and *why says why not. */
 int mode_available(const cuk_backend *m, const char **why);
+/* NULL if a GPU of compute capability cc_major.cc_minor runs mode m (its
+ * min_cc); else the message mode_available gives on such a GPU, which
+ * names both. Apart from the device so that it can be shown without one. */
+const char *mode_cc_refusal(const cuk_backend *m, int cc_major, int cc_minor);
 
 /* The mode whose op is running: the engine sets it around every backend
  * call, so a launch is recorded under the mode that asked for it, also when

@@ -160,18 +160,25 @@ const cuk_backend *mode_reference(void)
     return &table[0];
 }
 
-/* 1 if the GPU's compute capability is at least the row's min_cc; else 0
- * and *why names both. */
-static int cc_enough(const cuk_backend *m, const char **why)
+const char *mode_cc_refusal(const cuk_backend *m, int cc_major, int cc_minor)
 {
     static char msg[160];
-    const gpu_info *d = m->min_cc ? gpu_device() : NULL;
-    if (!d || d->cc_major * 10 + d->cc_minor >= m->min_cc)
-        return 1;
+    if (cc_major * 10 + cc_minor >= m->min_cc)
+        return NULL;
     snprintf(msg, sizeof msg, "mode %s needs a GPU of compute capability %d.%d or later; this one is %d.%d",
-             m->name, m->min_cc / 10, m->min_cc % 10, d->cc_major, d->cc_minor);
-    *why = msg;
-    return 0;
+             m->name, m->min_cc / 10, m->min_cc % 10, cc_major, cc_minor);
+    return msg;
+}
+
+/* 1 if this GPU (if any) is new enough for the row; else 0 and *why says
+ * so (mode_cc_refusal). */
+static int cc_enough(const cuk_backend *m, const char **why)
+{
+    const gpu_info *d = m->min_cc ? gpu_device() : NULL;
+    const char *no = d ? mode_cc_refusal(m, d->cc_major, d->cc_minor) : NULL;
+    if (no)
+        *why = no;
+    return no == NULL;
 }
 
 int mode_available(const cuk_backend *m, const char **why)

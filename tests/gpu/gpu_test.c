@@ -952,6 +952,42 @@ static void multi_spread(void)
  * more split over the GPUs, so that the small shapes reach the shares'
  * edges. Out of core (limit set): the same checks, the matrices then in
  * host memory. */
+/* 1 if the line of `who`'s listing w for variable name says what. */
+static int who_says(const char *w, const char *name, const char *what)
+{
+    char key[32];
+    snprintf(key, sizeof key, "\n  %s ", name);
+    const char *line = strstr(w, key), *end = line ? strchr(line + 1, '\n') : NULL;
+    const char *at = line ? strstr(line, what) : NULL;
+    return at && (!end || at < end);
+}
+
+/* Out of core (gpu_test --out-of-core: 4 MiB of each GPU): a matrix multi
+ * cannot hold stays in host memory and `who` says so; an op with it runs
+ * in multi's host stand-in, whose result, small enough for the GPUs, is an
+ * ordinary host matrix, not marked out of core; and the product is right
+ * (float64 reference). */
+static void multi_spill_where(void)
+{
+    cuk_matrix *a = run_get("mode multi; set spread all; A = rand(1200, 1100); x = randn(1100, 1); y = A @ x;", "A");
+    cuk_matrix *x = run_get("", "x"), *y = run_get("", "y");
+    CHECKF(a && snap_out_of_core(a) && !a->dev, "A (5.3 MB) should stay in host memory");
+    CHECKF(y && !snap_out_of_core(y), "y (1200x1) was marked out of core");
+    CHECK(run_captured("who"));
+    CHECKF(who_says(captured, "A", "host (out of core)") && !who_says(captured, "y", "out of core"), "who: %s",
+           captured);
+    double err = 0, norm = 0;
+    for (int i = 0; a && x && y && mat_host(a) && mat_host(x) && mat_host(y) && i < 1200; i++) {
+        double r = 0;
+        for (int k = 0; k < 1100; k++)
+            r += (double)a->host[(size_t)i * 1100 + k] * x->host[k];
+        err += (y->host[i] - r) * (y->host[i] - r), norm += r * r;
+    }
+    CHECKF(norm > 0 && sqrt(err / norm) < 1e-5, "y = A @ x: relative error %.3g", norm > 0 ? sqrt(err / norm) : -1);
+    mat_unref(a), mat_unref(x), mat_unref(y);
+    run_get("clear A x y; set spread large;", "none");
+}
+
 static void multi_cases(int nshapes, const char *tag)
 {
     const char *why;
@@ -975,6 +1011,8 @@ static void multi_cases(int nshapes, const char *tag)
     if (!tag) {
         check_run("gpu_multi_spread", multi_spread);
         check_run("gpu_multi_views", multi_views);
+    } else {
+        check_run("gpu_multi_spill_where", multi_spill_where);
     }
 }
 
