@@ -847,6 +847,12 @@ static int run_plan(const fast_plan *pl, float *c, const float *a, const float *
 /* --- matrix-vector products ----------------------------------------------------- */
 
 #define GEMV_WARPS 8 /* warps per block of the matrix-vector kernels */
+#ifndef GEMV_BATCH
+#define GEMV_BATCH 8  /* rows of b a lane has in flight (col_sums) */
+#endif
+#ifndef GEMV_PER_SM
+#define GEMV_PER_SM 4 /* blocks an SM that gemv_cols_run's slices aim at */
+#endif
 
 /* c (m x 1) = a (m x k) @ b (k x 1): a warp per row, reading it 16 bytes
  * a lane where the rows allow (vec), then a shuffle tree. Every byte of a
@@ -880,23 +886,38 @@ static __global__ void gemv_rows(float *c, const float *a, const float *b, int m
 }
 
 /* A lane's sums for its 4 (VEC) or 1 columns from j on over rows q0,
- * q0 + GEMV_WARPS, ... below kend: a[q] times b's row q. Unrolled 4 deep,
- * so that a lane has 4 rows' loads in flight. */
+ * q0 + GEMV_WARPS, ... below kend: a[q] times b's row q. The rows come in
+ * batches of GEMV_BATCH, every load of a batch issued before its first
+ * multiply-add, so that a lane keeps that many of b's rows in flight: the
+ * kernel is bound by how many bytes are on their way from memory. */
+template <bool VEC> static __device__ __forceinline__ float4 b_at(const float *b, size_t at)
+{
+    return VEC ? __ldcs((const float4 *)(b + at)) : make_float4(__ldcs(b + at), 0.f, 0.f, 0.f);
+}
+
 template <bool VEC>
 static __device__ __forceinline__ float4 col_sums(const float *a, const float *b, int n, int j, int q0, int kend)
 {
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
     if (j >= n)
         return s;
-#pragma unroll 4
-    for (int q = q0; q < kend; q += GEMV_WARPS) {
-        float x = a[q];
-        if (VEC) {
-            float4 y = *(const float4 *)(b + (size_t)q * n + j);
-            s.x = fmaf(x, y.x, s.x), s.y = fmaf(x, y.y, s.y), s.z = fmaf(x, y.z, s.z), s.w = fmaf(x, y.w, s.w);
-        } else {
-            s.x = fmaf(x, b[(size_t)q * n + j], s.x);
+    int q = q0;
+    for (; q + (GEMV_BATCH - 1) * GEMV_WARPS < kend; q += GEMV_BATCH * GEMV_WARPS) {
+        float4 y[GEMV_BATCH];
+        float x[GEMV_BATCH];
+#pragma unroll
+        for (int u = 0; u < GEMV_BATCH; u++) {
+            x[u] = a[q + u * GEMV_WARPS];
+            y[u] = b_at<VEC>(b, (size_t)(q + u * GEMV_WARPS) * n + j);
         }
+#pragma unroll
+        for (int u = 0; u < GEMV_BATCH; u++)
+            s.x = fmaf(x[u], y[u].x, s.x), s.y = fmaf(x[u], y[u].y, s.y), s.z = fmaf(x[u], y[u].z, s.z),
+            s.w = fmaf(x[u], y[u].w, s.w);
+    }
+    for (; q < kend; q += GEMV_WARPS) {
+        float4 y = b_at<VEC>(b, (size_t)q * n + j);
+        s.x = fmaf(a[q], y.x, s.x), s.y = fmaf(a[q], y.y, s.y), s.z = fmaf(a[q], y.z, s.z), s.w = fmaf(a[q], y.w, s.w);
     }
     return s;
 }
@@ -969,7 +990,7 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
 {
     int vec = n % 4 == 0 && aligned16(b) && aligned16(c);
     unsigned cols = gpu_cdiv(n, 32 * (vec ? 4 : 1));
-    long long want = (4LL * gpu_sm_count() + cols - 1) / cols;
+    long long want = ((long long)GEMV_PER_SM * gpu_sm_count() + cols - 1) / cols;
     long long most = (k + 63) / 64;
     int slices = (int)(want < most ? want : most);
     slices = cols > FAST_SK_TILES || slices < 1 ? 1 : slices > GPU_MAX_GRID_Y ? GPU_MAX_GRID_Y : slices;
