@@ -53,7 +53,12 @@ static inline int perf_sets(size_t bytes)
 }
 
 /* Two measured functions, each run `runs` times turn about, each run timed
- * by its own event pair; medians into ta and tb. */
+ * by its own event pair; medians into ta and tb. Every run, warm-ups and
+ * both sides alike, gets the next rep, so that each reads the set after
+ * the one the run before it read: giving both sides the same rep would
+ * have the second read the operands the first had just brought into L2
+ * (at 1037x1055x1031 all 8.7 MB of them; at 1 x 4096 x 4096 most of b),
+ * timing it warm and the first cold. */
 static inline void perf_pair(perf_fn *fa, void *ca, perf_time *ta, perf_fn *fb, void *cb, perf_time *tb, int runs)
 {
     static gpu_mark *m0, *m1;
@@ -66,13 +71,14 @@ static inline void perf_pair(perf_fn *fa, void *ca, perf_time *ta, perf_fn *fb, 
     double *xa = calloc((size_t)runs, sizeof *xa), *xb = calloc((size_t)runs, sizeof *xb);
     if (!xa || !xb)
         perf_die("out of host memory");
+    int rep = 0;
     for (int w = 0; w < PERF_WARM; w++)
-        if (fa(ca, w) || (fb && fb(cb, w)) || gpu_sync())
+        if (fa(ca, rep++) || (fb && fb(cb, rep++)) || gpu_sync())
             perf_die("warm-up");
     for (int r = 0; r < runs; r++)
         for (int side = 0; side < (fb ? 2 : 1); side++) {
             perf_fn *f = side ? fb : fa;
-            if (gpu_mark_record(m0) || f(side ? cb : ca, r + PERF_WARM) || gpu_mark_record(m1) || gpu_sync())
+            if (gpu_mark_record(m0) || f(side ? cb : ca, rep++) || gpu_mark_record(m1) || gpu_sync())
                 perf_die("timed run");
             (side ? xb : xa)[r] = gpu_mark_elapsed(m0, m1);
         }
