@@ -6,12 +6,15 @@
  * U(0,1) and N(0,1) inputs.
  *
  *   perf_gemm              everything
- *   perf_gemm M K N ...    only these shapes (A is M x K, B is K x N) */
+ *   perf_gemm M K N ...    only these shapes (A is M x K, B is K x N)
+ *   perf_gemm -s NAME=VALUE ...   first `set NAME VALUE` (a variant
+ *                          switch: `-s align=off`), then as above */
 #include <math.h>
 #include <stdint.h>
 
 #include "bench/perf.h"
 #include "kernels/backend.h"
+#include "kernels/variants.h"
 
 typedef struct {
     int m, k, n;
@@ -54,6 +57,7 @@ static int run_product(void *ctx, int rep)
 {
     product *p = ctx;
     int s = rep % p->sets;
+    mode_enter(p->mode); /* its launches are recorded under it (print_plan) */
     return p->mode->ops.matmul(p->c[s], p->a[s], p->b[s], p->m, p->n, p->k);
 }
 
@@ -73,6 +77,30 @@ static void fill(const cuk_backend *gpu, cuk_dist dist, float *p, size_t n, uint
 
 static double flops(shape s) { return 2.0 * s.m * s.k * s.n; }
 
+/* What mode fast launched since `before` (its launch counts, by kernel),
+ * on one line: the plan it chose, e.g. "fast_pad_rows fast_sgemm_sk<64x128/32>". */
+#define MAX_KERNELS 64
+static int fast_launches(gpu_kernel_row *rows)
+{
+    return gpu_kernel_rows(mode_find("fast"), rows, MAX_KERNELS);
+}
+
+static void print_plan(const gpu_kernel_row *before, int nbefore)
+{
+    gpu_kernel_row now[MAX_KERNELS];
+    int n = fast_launches(now);
+    printf("%16s plan:", "");
+    for (int i = 0; i < n; i++) {
+        int was = 0;
+        for (int j = 0; j < nbefore; j++)
+            if (!strcmp(before[j].name, now[i].name))
+                was = before[j].launches;
+        if (now[i].launches > was)
+            printf(" %s", now[i].name);
+    }
+    printf("\n");
+}
+
 /* fast's and cublas's medians at s, on random N(0,1) operands; prints a
  * line and returns fast's speed over cuBLAS's (time ratio). */
 static double time_shape(shape s, const char *label)
@@ -90,11 +118,14 @@ static double time_shape(shape s, const char *label)
     product pc = pf;
     pc.mode = cublas;
     perf_time tf, tc;
+    gpu_kernel_row before[MAX_KERNELS];
+    int nbefore = fast_launches(before);
     perf_pair(run_product, &pf, &tf, run_product, &pc, &tc, PERF_RUNS);
     double ratio = tc.median / tf.median;
     printf("%-16s fast %9.4f ms [%.4f..%.4f] %6.2f TFLOP/s | cublas %9.4f ms [%.4f..%.4f] %6.2f TFLOP/s | %5.3f  (%d sets)\n",
            label, tf.median, tf.lo, tf.hi, flops(s) / tf.median * 1e-9, tc.median, tc.lo, tc.hi,
            flops(s) / tc.median * 1e-9, ratio, pf.sets);
+    print_plan(before, nbefore);
     for (int i = 0; i < pf.sets; i++)
         gpu_raw_free(pf.a[i]), gpu_raw_free(pf.b[i]), gpu_raw_free(pf.c[i]);
     return ratio;
@@ -182,6 +213,19 @@ int main(int argc, char **argv)
     if (!mode_available(mode_find("fast"), &why) || !mode_available(mode_find("cublas"), &why)) {
         printf("perf_gemm: skipped: %s\n", why);
         return 0;
+    }
+    while (argc > 2 && !strcmp(argv[1], "-s")) {
+        char name[32];
+        const char *eq = strchr(argv[2], '=');
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - argv[2]) : 0, argv[2]);
+        if (!eq) {
+            fprintf(stderr, "perf_gemm: -s wants NAME=VALUE, not %s\n", argv[2]);
+            return 2;
+        }
+        if (variant_set(name, eq + 1) != 0)
+            perf_die(argv[2]);
+        printf("# set %s %s\n", name, eq + 1);
+        argc -= 2, argv += 2;
     }
     perf_clock_log("before");
     if (argc > 1)

@@ -4,10 +4,13 @@
  * block) fed by a cp.async pipeline, its running sums folded into the
  * output every 1024 of k, split along k when the output has too few tiles
  * to fill the chip, or run as stream-K when the tiles do not divide evenly
- * among the SMs; matrix-vector kernels for the 1 x N and N x 1 products,
- * which are bound by memory bandwidth, not arithmetic. kernels/PERF.md
- * (## fast) records what each version measured. */
+ * among the SMs; operands whose rows are not 16-byte aligned read a float
+ * at a time or, where it pays, copied into padded rows first (`set
+ * align`); matrix-vector kernels for the 1 x N and N x 1 products, which
+ * are bound by memory bandwidth, not arithmetic. kernels/PERF.md (## fast)
+ * records what each version measured. */
 #include "kernels/gpu_internal.h"
+#include "kernels/variants.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -76,15 +79,17 @@ template <int pending> static __device__ __forceinline__ void copy_wait(void)
 /* --- the tiled product --------------------------------------------------------- */
 
 /* One launch of the tiled kernel: out (m x n) = a (m x k) @ b (k x n) over
- * k-slice blockIdx.z, k-slices kchunk wide (a multiple of FAST_BK). With one
- * slice out is c; with more, out is slice z's partial product at out + z *
- * zstride, summed by sum_slices. vec_c: out's rows can be written 16 bytes
- * at a time. The stream-K kernel (fast_sgemm_sk) reads share and work
- * instead of kchunk and zstride. */
+ * k-slice blockIdx.z, k-slices kchunk wide (a multiple of FAST_BK). a's rows
+ * are lda floats apart, b's ldb: k and n, or the padded copies' (see
+ * fast_matmul). With one slice out is c; with more, out is slice z's partial
+ * product at out + z * zstride, summed by sum_slices. vec_c: out's rows can
+ * be written 16 bytes at a time. The stream-K kernel (fast_sgemm_sk) reads
+ * share and work instead of kchunk and zstride. */
 typedef struct {
     float *out;
     const float *a, *b;
     int m, n, k, kchunk;
+    int lda, ldb;
     size_t zstride;
     int vec_c;
     int share;   /* stream-K: k-steps of every block */
@@ -120,8 +125,9 @@ template <int BM, int BN> struct fast_stage {
  * rows qb + t * (rows a round of the block covers). Pointers are to k = 0 of
  * the thread's first row (a) or column (b), so a stage adds only its k0:
  * no per-copy addresses to keep in registers. VEC: the rows of a and b are
- * 16-byte aligned (k, n % 4 == 0, the buffers aligned); otherwise
- * every float is read on its own. */
+ * 16-byte aligned (lda, ldb % 4 == 0, the buffers aligned), and a's
+ * floats past k, up to lda, are zeros (a padded copy's); otherwise every
+ * float is read on its own. */
 template <int BM, int BN, int T> struct fast_loader {
     static constexpr int NA = BM * FAST_BK / 4 / T;
     const float *pa, *pb;
@@ -136,17 +142,18 @@ static __device__ __forceinline__ fast_loader<BM, BN, T> loader_at(const fast_ar
     int t = threadIdx.x;
     L.ra = i0 + t / 4;
     L.qa = (t % 4) * 4;
-    L.pa = p.a + (size_t)min(L.ra, p.m - 1) * p.k + L.qa;
+    L.pa = p.a + (size_t)min(L.ra, p.m - 1) * p.lda + L.qa;
     constexpr int per_row = VEC ? BN / 4 : BN; /* threads across one row of b's tile */
     L.qb = t / per_row;
     L.jb = j0 + (t % per_row) * (VEC ? 4 : 1);
-    L.pb = p.b + min(L.jb, p.n - 1) + (size_t)L.qb * p.n;
+    L.pb = p.b + min(L.jb, p.n - 1) + (size_t)L.qb * p.ldb;
     return L;
 }
 
 /* a's pieces of the stage at k0 into registers; past an edge, zeros. With
- * VEC, a piece at q < kend is whole: kend is k or a slice's end, both
- * multiples of 4. */
+ * VEC, a piece at q < kend is read whole: a slice's end is a multiple of
+ * 4, and a piece across k reads the zeros that pad a's rows (or k % 4 ==
+ * 0). */
 template <int BM, int BN, int T, bool VEC>
 static __device__ __forceinline__ void fetch_a(float4 *v, const fast_loader<BM, BN, T> &L, const fast_args &p, int k0,
                                                int kend)
@@ -156,7 +163,7 @@ static __device__ __forceinline__ void fetch_a(float4 *v, const fast_loader<BM, 
 #pragma unroll
     for (int t = 0; t < L.NA; t++) {
         bool row_ok = L.ra + t * (T / 4) < p.m;
-        const float *src = base + (size_t)t * (T / 4) * p.k;
+        const float *src = base + (size_t)t * (T / 4) * p.lda;
         if (VEC) {
             v[t] = row_ok && q < kend ? __ldg((const float4 *)src) : make_float4(0.f, 0.f, 0.f, 0.f);
         } else {
@@ -184,20 +191,20 @@ static __device__ __forceinline__ void store_a(fast_stage<BM, BN> *st, const flo
 }
 
 /* b's tile at k0 as it lies, by cp.async: a warp copies 512 contiguous bytes
- * of a row (VEC; n % 4 == 0, so a piece at j < n is whole) or 128. Rows past
- * kend are zero-filled. */
+ * of a row (VEC; a piece at j < n is whole: n % 4 == 0, or the row is padded
+ * to ldb) or 128. Rows past kend are zero-filled. */
 template <int BM, int BN, int T, bool VEC>
 static __device__ __forceinline__ void copy_b(fast_stage<BM, BN> *st, const fast_loader<BM, BN, T> &L,
                                               const fast_args &p, int k0, int kend)
 {
     constexpr int W = VEC ? 4 : 1, ROWS = T / (BN / W), N = FAST_BK / ROWS;
     int j = L.jb % BN; /* column within the tile: j0 is a multiple of BN */
-    const float *base = L.pb + (size_t)k0 * p.n;
+    const float *base = L.pb + (size_t)k0 * p.ldb;
 #pragma unroll
     for (int t = 0; t < N; t++) {
         int q = L.qb + t * ROWS;
         bool ok = k0 + q < kend && L.jb < p.n;
-        const float *src = ok ? base + (size_t)t * ROWS * p.n : p.b;
+        const float *src = ok ? base + (size_t)t * ROWS * p.ldb : p.b;
         copy_async<4 * W>(&st->bs[q][j], src, ok);
     }
 }
@@ -755,31 +762,33 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
     return (work + slots + 3e4 * parts) * FAST_SK_OVER;
 }
 
-/* The plan with the lowest estimate: every configuration, every useful
- * slice count (each slice at least 4 stages deep), and stream-K. */
-static fast_plan plan_search(int m, int n, int k)
+/* The plan with the lowest estimate (into *cost): every configuration,
+ * every useful slice count (each slice at least 4 stages deep), and
+ * stream-K; vec: for rows read 16 bytes at a time. */
+static fast_plan plan_search(int m, int n, int k, int vec, double *cost)
 {
-    int sms = gpu_sm_count(), vec = k % 4 == 0 && n % 4 == 0;
-    fast_plan best = {&configs[0], 1, k, 0, 0, 0, 1};
+    int sms = gpu_sm_count();
+    fast_plan best = {&configs[0], 1, k, 0, 0, 0, vec};
     double best_cost = -1;
     for (int i = 0; i < NCONFIGS; i++) {
         for (int s = 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
-            double cost = plan_cost(i, s, m, n, k, sms, vec);
-            if (best_cost < 0 || cost < best_cost) {
-                best_cost = cost;
+            double c = plan_cost(i, s, m, n, k, sms, vec);
+            if (best_cost < 0 || c < best_cost) {
+                best_cost = c;
                 best.cfg = &configs[i];
                 best.slices = s;
                 best.streamk = 0;
             }
         }
-        double cost = plan_cost_sk(i, m, n, k, sms);
-        if (cost >= 0 && cost < best_cost) {
-            best_cost = cost;
+        double c = plan_cost_sk(i, m, n, k, sms);
+        if (c >= 0 && c < best_cost) {
+            best_cost = c;
             best.cfg = &configs[i];
             best.streamk = 1;
             plan_sk(i, m, n, k, sms, &best.grid, &best.share);
         }
     }
+    *cost = best_cost;
     if (best.streamk) {
         best.slices = 1, best.kchunk = k;
         return best;
@@ -791,50 +800,64 @@ static fast_plan plan_search(int m, int n, int k)
     return best;
 }
 
-/* plan_search's answer for m x n x k, remembered for the last FAST_PLANS
- * shapes: the search takes up to ~10 us of host time (1,200 estimates at
- * a long k), which a small product would otherwise wait for on every call. */
+/* A shape's two plans: for the rows as they lie (raw; vec as k and n allow)
+ * and for rows read 16 bytes at a time (padded: the same plan where k and
+ * n are multiples of 4), with their estimates. */
+typedef struct {
+    fast_plan raw, padded;
+    double raw_cost, padded_cost;
+} fast_plans;
+
+/* plan_search's answers for m x n x k, remembered for the last FAST_PLANS
+ * shapes: a search takes up to ~10 us of host time (1,200 estimates at a
+ * long k), which a small product would otherwise wait for on every call. */
 #define FAST_PLANS 16
-static fast_plan plan_for(const float *a, const float *b, int m, int n, int k)
+static const fast_plans *plans_for(int m, int n, int k)
 {
     static struct {
         int m, n, k;
-        fast_plan plan;
+        fast_plans p;
     } known[FAST_PLANS];
     static int used, next;
-    int at = -1;
-    for (int i = 0; i < used && at < 0; i++)
+    for (int i = 0; i < used; i++)
         if (known[i].m == m && known[i].n == n && known[i].k == k)
-            at = i;
-    if (at < 0) {
-        at = next;
-        next = (next + 1) % FAST_PLANS;
-        used = used < FAST_PLANS ? used + 1 : used;
-        known[at].m = m, known[at].n = n, known[at].k = k;
-        known[at].plan = plan_search(m, n, k);
-    }
-    fast_plan pl = known[at].plan;
-    pl.vec = k % 4 == 0 && n % 4 == 0 && aligned16(a) && aligned16(b);
-    return pl;
+            return &known[i].p;
+    int at = next;
+    next = (next + 1) % FAST_PLANS;
+    used = used < FAST_PLANS ? used + 1 : used;
+    fast_plans *p = &known[at].p;
+    known[at].m = m, known[at].n = n, known[at].k = k;
+    p->raw = plan_search(m, n, k, k % 4 == 0 && n % 4 == 0, &p->raw_cost);
+    if (p->raw.vec)
+        p->padded = p->raw, p->padded_cost = p->raw_cost;
+    else
+        p->padded = plan_search(m, n, k, 1, &p->padded_cost);
+    return p;
 }
 
-/* Run plan pl: the tiled kernel, and the sum of the slices if split; or
- * the stream-K kernel, its slots in scratch. */
-static int run_plan(const fast_plan *pl, float *c, const float *a, const float *b, int m, int n, int k)
+/* Floats of scratch plan pl needs: the slices' partial products, or the
+ * stream-K blocks' two slots each. */
+static size_t plan_scratch(const fast_plan *pl, int m, int n)
 {
     const fast_config *f = pl->cfg;
-    if (configs_ready() != 0)
-        return -1;
-    size_t len = (size_t)m * n;
-    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, 0, 0, pl->share, NULL};
-    void *part = NULL;
-    size_t need = pl->streamk ? (size_t)pl->grid * 2 * f->bm * f->bn : pl->slices > 1 ? (size_t)pl->slices * len : 0;
-    if (need && gpu_scratch(&part, need * sizeof(float)) != 0)
-        return -1;
     if (pl->streamk)
-        p.work = (float *)part;
+        return (size_t)pl->grid * 2 * f->bm * f->bn;
+    return pl->slices > 1 ? (size_t)pl->slices * m * n : 0;
+}
+
+/* Run plan pl on a (rows lda apart) and b (ldb): the tiled kernel, and the
+ * sum of the slices if split; or the stream-K kernel; work: plan_scratch's
+ * floats, or NULL where it needs none. */
+static int run_plan(const fast_plan *pl, float *c, const float *a, int lda, const float *b, int ldb, int m, int n,
+                    int k, float *work)
+{
+    const fast_config *f = pl->cfg;
+    size_t len = (size_t)m * n;
+    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, lda, ldb, 0, 0, pl->share, NULL};
+    if (pl->streamk)
+        p.work = work;
     else if (pl->slices > 1)
-        p.out = (float *)part, p.zstride = len;
+        p.out = work, p.zstride = len;
     p.vec_c = n % 4 == 0 && aligned16(p.out);
     unsigned blocks = pl->streamk ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
     if (gpu_launch(f->kernel[pl->streamk][pl->vec], f->name[pl->streamk][pl->vec],
@@ -842,6 +865,114 @@ static int run_plan(const fast_plan *pl, float *c, const float *a, const float *
                    p) != 0)
         return -1;
     return !pl->streamk && pl->slices > 1 ? sum_run(c, p.out, len, pl->slices) : 0;
+}
+
+/* --- rows that are not 16-byte aligned ------------------------------------------- */
+
+/* Where a row of a (k floats) or of b (n) is not a multiple of 4 floats,
+ * or the matrix does not start on 16 bytes, the kernels above read every
+ * float of it on its own: four times the load instructions of a stage, and
+ * about 1.2 times the time of the same plan on aligned rows (PERF.md, v5).
+ * A copy whose rows are padded with zeros to a multiple of 4 costs a pass
+ * over the operand; `set align` says which (auto: the estimates decide). */
+typedef struct {
+    float *dst;
+    const float *src;
+    int rows, cols, lds, ldd;
+} fast_pad_job;
+
+/* dst = src with each row padded by zeros to ldd floats. A warp copies a
+ * chunk of 128 floats of a row at a time, its lanes 32 floats apart
+ * (128-byte accesses both ways, four in flight); chunks rather than whole
+ * rows, so that a few long rows (97 x 1999) still spread over the chip.
+ * The grid's first `split` blocks copy job a, the others job b. */
+static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned split)
+{
+    int second = blockIdx.x >= split;
+    const fast_pad_job &j = second ? b : a;
+    long long warps = (second ? gridDim.x - split : split) * (blockDim.x / 32);
+    long long per_row = (j.ldd + 127) / 128, chunks = per_row * j.rows;
+    int lane = threadIdx.x % 32;
+    for (long long w = (blockIdx.x - (second ? split : 0)) * (blockDim.x / 32) + threadIdx.x / 32; w < chunks;
+         w += warps) {
+        long long i = w / per_row;
+        int c = (int)(w - i * per_row) * 128 + lane;
+        const float *s = j.src + i * j.lds;
+        float *d = j.dst + i * j.ldd;
+        float v[4];
+#pragma unroll
+        for (int t = 0; t < 4; t++)
+            v[t] = c + 32 * t < j.cols ? s[c + 32 * t] : 0.f;
+#pragma unroll
+        for (int t = 0; t < 4; t++)
+            if (c + 32 * t < j.ldd)
+                d[c + 32 * t] = v[t];
+    }
+}
+
+#define FAST_PAD_WARPS 8 /* warps of a block of fast_pad_rows */
+
+/* The copies in one launch, the blocks shared between the jobs as their
+ * bytes are; a job of 0 rows copies nothing. */
+static int pad_run(const fast_pad_job *a, const fast_pad_job *b)
+{
+    double fa = (double)a->rows * a->ldd, fb = (double)b->rows * b->ldd;
+    unsigned need = gpu_cdiv((long long)a->rows * gpu_cdiv(a->ldd, 128), FAST_PAD_WARPS) +
+                    gpu_cdiv((long long)b->rows * gpu_cdiv(b->ldd, 128), FAST_PAD_WARPS);
+    unsigned full = (unsigned)gpu_sm_count() * 8, blocks = need < full ? need : full;
+    unsigned split = b->rows == 0 ? blocks : (unsigned)(blocks * fa / (fa + fb));
+    if (split < 1)
+        split = 1;
+    if (b->rows && split >= blocks)
+        blocks = split + 1;
+    GPU_LAUNCH(fast_pad_rows, blocks, FAST_PAD_WARPS * 32, 0, *a, *b, split);
+    return 0;
+}
+
+static int round4(int x) { return (x + 3) / 4 * 4; }
+
+/* The plan estimates are in multiply-adds of one SM at full rate: 128 a
+ * cycle at ~1.98 GHz, so about 2.5e5 a microsecond. A copy moves its
+ * bytes at ~2.5 TB/s, 0.1 of those units a byte, and adds a launch and
+ * its start, ~3 us, before the product can begin. FAST_RAW_OVER: the raw
+ * plans' time over their estimate (the 4-byte loads). */
+#define FAST_UNITS_PER_US 2.5e5
+#define FAST_COPY_PER_BYTE 0.1
+#define FAST_COPY_START (3 * FAST_UNITS_PER_US)
+#define FAST_RAW_OVER 1.15
+
+/* Whether `set align` (auto: the estimates) wants the padded copies when
+ * copying a (pad_a) and b (pad_b) moves those bytes. */
+static int want_padded(const fast_plans *pp, int m, int n, int k, int pad_a, int pad_b)
+{
+    if (variant_is(VAR_ALIGN, "off"))
+        return 0;
+    if (variant_is(VAR_ALIGN, "copy"))
+        return 1;
+    double bytes = 4.0 * ((pad_a ? (double)m * (k + round4(k)) : 0) + (pad_b ? (double)k * (n + round4(n)) : 0));
+    double copy = FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
+    return pp->padded_cost + copy < pp->raw_cost * FAST_RAW_OVER;
+}
+
+/* The product through padded copies of the operands whose rows are not
+ * aligned, the copies and the plan's work in one stretch of scratch: 0,
+ * -1 with the error set, or 1 where the scratch could not be had (nothing
+ * done, no error: run raw). */
+static int run_padded(const fast_plan *pl, float *c, const float *a, const float *b, int m, int n, int k,
+                      int pad_a, int pad_b)
+{
+    int lda = pad_a ? round4(k) : k, ldb = pad_b ? round4(n) : n;
+    size_t fa = pad_a ? (size_t)m * lda : 0, fb = pad_b ? (size_t)k * ldb : 0;
+    float *buf;
+    int got = gpu_scratch_try((void **)&buf, (fa + fb + plan_scratch(pl, m, n)) * sizeof(float));
+    if (got != 0)
+        return got;
+    fast_pad_job ja = {buf, a, pad_a ? m : 0, k, k, lda}, jb = {buf + fa, b, pad_b ? k : 0, n, n, ldb};
+    if (!pad_a) /* one job: b's */
+        ja = jb, jb.rows = 0;
+    if (pad_run(&ja, &jb) != 0)
+        return -1;
+    return run_plan(pl, c, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb);
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -1021,6 +1152,18 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
         return gemv_cols_run(c, a, b, n, k);
     if (configs_ready() != 0)
         return -1;
-    fast_plan pl = plan_for(a, b, m, n, k);
-    return run_plan(&pl, c, a, b, m, n, k);
+    const fast_plans *pp = plans_for(m, n, k);
+    int pad_a = k % 4 != 0 || !aligned16(a), pad_b = n % 4 != 0 || !aligned16(b);
+    if ((pad_a || pad_b) && want_padded(pp, m, n, k, pad_a, pad_b)) {
+        int rc = run_padded(&pp->padded, c, a, b, m, n, k, pad_a, pad_b);
+        if (rc <= 0)
+            return rc;
+    }
+    fast_plan pl = pp->raw;
+    pl.vec = !pad_a && !pad_b;
+    float *work = NULL;
+    size_t need = plan_scratch(&pl, m, n);
+    if (need && gpu_scratch((void **)&work, need * sizeof(float)) != 0)
+        return -1;
+    return run_plan(&pl, c, a, k, b, n, m, n, k, work);
 }

@@ -59,6 +59,9 @@ int gpu_sm_count(void);
  * session (reduction partials and accumulators). Grows only when too small;
  * never freed per op. */
 int gpu_scratch(void **p, size_t bytes);
+/* The same for a buffer the caller can do without (padded copies): 0, 1 out
+ * of memory (no error set), or -1 with the error set. */
+int gpu_scratch_try(void **p, size_t bytes);
 
 }
 

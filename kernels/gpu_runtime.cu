@@ -387,7 +387,9 @@ extern "C" unsigned gpu_grid_1d(size_t n)
 
 /* --- memory and copies ------------------------------------------------------ */
 
-extern "C" int gpu_scratch(void **p, size_t bytes)
+/* gpu_scratch and gpu_scratch_try: grow the buffer to `bytes`; `soft`:
+ * out of memory answers 1 with no error set (the buffer then empty). */
+static int scratch_grow(void **p, size_t bytes, int soft)
 {
     gpu_side *d = &gpu.side[gpu.cur];
     if (bytes > d->scratch_cap) {
@@ -399,12 +401,22 @@ extern "C" int gpu_scratch(void **p, size_t bytes)
             d->scratch_buf = NULL;
             d->scratch_cap = 0;
         }
-        GPU_CHECK(cudaMalloc(&d->scratch_buf, cap));
+        cudaError_t err = cudaMalloc(&d->scratch_buf, cap);
+        if (err == cudaErrorMemoryAllocation && soft) {
+            cudaGetLastError(); /* out of memory is not sticky: clear it */
+            d->scratch_buf = NULL;
+            return 1;
+        }
+        GPU_CHECK(err);
         d->scratch_cap = cap;
     }
     *p = d->scratch_buf;
     return 0;
 }
+
+extern "C" int gpu_scratch(void **p, size_t bytes) { return scratch_grow(p, bytes, 0); }
+
+extern "C" int gpu_scratch_try(void **p, size_t bytes) { return scratch_grow(p, bytes, 1); }
 
 extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
 {

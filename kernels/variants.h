@@ -12,7 +12,17 @@ extern "C" {
 #endif
 
 /* The switches, in the order `set` lists them (the ladder's order). */
-typedef enum { VAR_COALESCE, VAR_TILE, VAR_ATILE, VAR_PAD, VAR_REDUCE, VAR_TC, VAR_SPREAD, VAR_COUNT } variant_id;
+typedef enum {
+    VAR_COALESCE,
+    VAR_TILE,
+    VAR_ATILE,
+    VAR_PAD,
+    VAR_REDUCE,
+    VAR_ALIGN,
+    VAR_TC,
+    VAR_SPREAD,
+    VAR_COUNT
+} variant_id;
 
 #define VARIANT_MAX_VALUES 4
 

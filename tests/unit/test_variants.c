@@ -106,7 +106,7 @@ static void bad_changes_nothing(void)
     static const struct {
         const char *name, *value, *says;
     } bad[] = {
-        {"tyle", "8", "set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc, spread)"},
+        {"tyle", "8", "set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)"},
         {"tile", "12", "set: tile can be 8, 16 or 32, not '12'"},
         {"tile", "8.0", "set: tile can be 8, 16 or 32, not '8.0'"},
         {"pad", "ON", "set: pad can be on or off, not 'ON'"},
@@ -177,7 +177,7 @@ static void set_errors(void)
     static const struct {
         const char *src, *says, *caret;
     } bad[] = {
-        {"set tyle 8", "error: set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, tc, spread)\n", "\n      ^"},
+        {"set tyle 8", "error: set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)\n", "\n      ^"},
         {"set tile 12", "error: set: tile can be 8, 16 or 32, not '12'\n", "\n           ^"},
         {"set pad of", "error: set: pad can be on or off, not 'of'\n", "\n          ^"},
         {"set 8", "error: expected the name of a switch, found a number\n", "\n      ^"},
@@ -240,7 +240,8 @@ static void kernels_read_every_value(void)
 {
     static const char *ids[VAR_COUNT] = {[VAR_COALESCE] = "VAR_COALESCE", [VAR_TILE] = "VAR_TILE",
                                          [VAR_ATILE] = "VAR_ATILE", [VAR_PAD] = "VAR_PAD",
-                                         [VAR_REDUCE] = "VAR_REDUCE", [VAR_TC] = "VAR_TC",
+                                         [VAR_REDUCE] = "VAR_REDUCE", [VAR_ALIGN] = "VAR_ALIGN",
+                                         [VAR_TC] = "VAR_TC",
                                          [VAR_SPREAD] = "VAR_SPREAD"};
     int read[VAR_COUNT][VARIANT_MAX_VALUES] = {{0}}, calls = 0;
     for (int i = 0; i < VAR_COUNT; i++)
