@@ -1,7 +1,8 @@
 /* blas.c - mode blas's product: the system's BLAS, whichever library is
- * found when the mode is first wanted (OpenBLAS on all cores, the
- * single-threaded reference BLAS, BLIS, MKL). Its other operations are
- * cuk's own loops on every core (blas_host.c).
+ * found when the mode is first wanted (OpenBLAS, the reference BLAS, BLIS,
+ * MKL), on every core: smaller products in blocks, a single-threaded call
+ * on each of cuk's host threads, larger ones on the library's own threads.
+ * Its other operations are cuk's own loops on every core (blas_host.c).
  *
  * The library is opened with dlopen, not linked: OpenBLAS starts a thread
  * per core when it is loaded (33 ms for an empty program with 64 threads),
@@ -24,6 +25,7 @@
 
 #include "base/error.h"
 #include "kernels/backend.h"
+#include "kernels/host_threads.h"
 
 #ifdef CUK_HAVE_BLAS
 
@@ -47,8 +49,60 @@ static struct {
     char why[400];
     void *handle;
     sgemm_fn *sgemm;
-    double budget; /* FLOPs a block of the product may take (below) */
+    int on_our_threads;     /* smaller products cut into blocks, a call each on cuk's threads (below) */
+    void (*set_threads)(int); /* the library's own threads, if they can be set */
+    int own, threads_now;   /* its thread count when loaded, and now */
+    double budget;          /* FLOPs a panel of the product may take (below) */
 } lib;
+
+/* --- whose threads ------------------------------------------------------------
+ * A product under BLOCKS_MAX_FLOPS runs as blocks of c, one single-threaded
+ * BLAS call each, on cuk's host threads (host_threads.h), not on the
+ * library's: on the GPU machine's 16 cores, against NumPy's OpenBLAS 0.3.34
+ * in the same run, 1037x1055x1031 went from 0.88-0.91 of NumPy's rate on
+ * OpenBLAS 0.3.26's own threads to 0.95-0.96 in 16 blocks, while 4096^3
+ * went from 1.00-1.05 to 0.96-0.99 (kernels/PERF.md, ## blas): there the
+ * library's shared packing wins. So the library's thread count is set per
+ * call, where it can be set; a library that reports threads but cannot be
+ * told keeps its own for every product, and the reference BLAS, which has
+ * none, always runs in blocks. */
+#define BLOCKS_MAX_FLOPS 1e10
+
+/* Set the library's threads to n (its own count: `own`), if it can be. */
+static void library_threads(int n)
+{
+    if (lib.set_threads && n != lib.threads_now) {
+        lib.set_threads(n);
+        lib.threads_now = n;
+    }
+}
+
+static void (*openblas_set)(int), (*mkl_set)(int);
+static void (*blis_set)(long long);
+static void set_openblas(int n) { openblas_set(n); }
+static void set_mkl(int n) { mkl_set(n); }
+static void set_blis(int n) { blis_set(n); }
+
+/* Which of the libraries' thread calls h has, and its threads now. */
+static void find_thread_calls(void *h)
+{
+    int (*openblas_get)(void) = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+    long long (*blis_get)(void) = (long long (*)(void))dlsym(h, "bli_thread_get_num_threads");
+    int (*mkl_get)(void) = (int (*)(void))dlsym(h, "MKL_Get_Max_Threads");
+    openblas_set = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+    blis_set = (void (*)(long long))dlsym(h, "bli_thread_set_num_threads");
+    mkl_set = (void (*)(int))dlsym(h, "MKL_Set_Num_Threads");
+    lib.own = 1, lib.set_threads = NULL;
+    if (openblas_get && openblas_set)
+        lib.own = openblas_get(), lib.set_threads = set_openblas;
+    else if (blis_get && blis_set)
+        lib.own = (int)blis_get(), lib.set_threads = set_blis;
+    else if (mkl_get && mkl_set)
+        lib.own = mkl_get(), lib.set_threads = set_mkl;
+    lib.threads_now = lib.own;
+    /* one that reports threads it cannot be told to drop keeps them */
+    lib.on_our_threads = lib.set_threads || !(openblas_get || blis_get || mkl_get);
+}
 
 /* Open file and find the functions in it: 0, or -1 with lib.why set. */
 static int open_blas(const char *file)
@@ -65,6 +119,7 @@ static int open_blas(const char *file)
         return -1;
     }
     lib.handle = h;
+    find_thread_calls(h);
     return 0;
 }
 
@@ -131,15 +186,91 @@ typedef struct {
     int n, k;        /* c is m x n, a m x k, b k x n, all row-major */
 } panel_walk;
 
-/* c[i0.., j0..] (rows x cols) = a[i0..] @ b[:, j0..], after a Ctrl-C check;
- * sizes the next block from this one's rate. 0, or -1 if interrupted. */
+/* c[i0.., j0..] (rows x cols) = a[i0..] @ b[:, j0..], one call. */
+static void sgemm_block(const panel_walk *w, int i0, int rows, int j0, int cols)
+{
+    lib.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
+              w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
+}
+
+/* A panel cut into br x bc blocks, one a part of host_parallel. */
+typedef struct {
+    const panel_walk *w;
+    int i0, rows, j0, cols, br, bc;
+} block_job;
+
+/* Where block q of n starts along len: even shares, columns on 16-float
+ * (64-byte) lines where they are long enough that this costs no balance. */
+static int block_edge(int q, int n, int len, int line)
+{
+    if (q >= n)
+        return len;
+    int at = (int)((long long)len * q / n);
+    return len >= 8 * line * n ? at / line * line : at;
+}
+
+static int block_part(void *ctx, size_t lo, size_t hi, int part)
+{
+    const block_job *b = ctx;
+    for (size_t u = lo; u < hi; u++) {
+        int bi = (int)u / b->bc, bj = (int)u % b->bc;
+        int r0 = block_edge(bi, b->br, b->rows, 1), r1 = block_edge(bi + 1, b->br, b->rows, 1);
+        int c0 = block_edge(bj, b->bc, b->cols, 16), c1 = block_edge(bj + 1, b->bc, b->cols, 16);
+        if (r1 > r0 && c1 > c0)
+            sgemm_block(b->w, b->i0 + r0, r1 - r0, b->j0 + c0, c1 - c0);
+    }
+    return 0;
+}
+
+/* The squarest cut of rows x cols into `parts` blocks (br x bc = parts). */
+static void block_grid(int parts, int rows, int cols, int *br, int *bc)
+{
+    double best = INFINITY;
+    *br = 1, *bc = parts;
+    for (int r = 1; r <= parts; r++)
+        if (parts % r == 0 && r <= rows && parts / r <= cols) {
+            double skew = fabs(log(((double)rows / r) / ((double)cols / (parts / r))));
+            if (skew < best)
+                best = skew, *br = r, *bc = parts / r;
+        }
+}
+
+/* Below this a product is one call on the calling thread: waking the pool
+ * costs more than the other threads would save. */
+#define BLOCKS_MIN_FLOPS 2e6
+
+/* The panel: in blocks on cuk's threads, the library on one; or one call,
+ * on the library's own threads (a large product, or a library whose
+ * threads cannot be set) or on this thread alone (a product too small to
+ * share). 0, or -1 if interrupted. */
+static int panel_blocks(const panel_walk *w, int i0, int rows, int j0, int cols)
+{
+    int parts = host_threads();
+    double flops = 2.0 * rows * cols * w->k;
+    if (!lib.on_our_threads || (lib.set_threads && flops >= BLOCKS_MAX_FLOPS)) {
+        library_threads(lib.own);
+        sgemm_block(w, i0, rows, j0, cols);
+        return 0;
+    }
+    library_threads(1);
+    if (parts < 2 || flops < BLOCKS_MIN_FLOPS || (long long)rows * cols < parts) {
+        sgemm_block(w, i0, rows, j0, cols);
+        return 0;
+    }
+    block_job b = {w, i0, rows, j0, cols, 1, parts};
+    block_grid(parts, rows, cols, &b.br, &b.bc);
+    return host_parallel(block_part, &b, (size_t)b.br * b.bc, 1);
+}
+
+/* The panel, after a Ctrl-C check; sizes the next panel from this one's
+ * rate. 0, or -1 if interrupted. */
 static int panel_run(panel_walk *w, int i0, int rows, int j0, int cols)
 {
     if (cuk_check_interrupt())
         return -1;
     double flops = 2.0 * rows * cols * w->k, t0 = seconds_now();
-    lib.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, rows, cols, w->k, 1.0f, w->a + (size_t)i0 * w->k, w->k,
-              w->b + j0, w->n, 0.0f, w->c + (size_t)i0 * w->n + j0, w->n);
+    if (panel_blocks(w, i0, rows, j0, cols) != 0)
+        return -1;
     double dt = seconds_now() - t0;
     double next = dt > 0 ? flops / dt * PANEL_SECONDS : GROWTH * lib.budget;
     if (next > GROWTH * lib.budget)
@@ -235,7 +366,14 @@ const char *blas_describe(void)
         return text;
     }
     library_name(name, sizeof name, &threads);
-    snprintf(text, sizeof text, "%s (%s), %d thread%s", name, library_file(), threads, threads == 1 ? "" : "s");
+    if (lib.on_our_threads && host_threads() > 1 && lib.set_threads)
+        snprintf(text, sizeof text, "%s (%s), %d threads (its own for products of 1e10 FLOPs and more; cuk's %d, "
+                 "a call on each, below)", name, library_file(), lib.own, host_threads());
+    else if (lib.on_our_threads && host_threads() > 1)
+        snprintf(text, sizeof text, "%s (%s), %d threads (cuk's, a call on each)", name, library_file(),
+                 host_threads());
+    else
+        snprintf(text, sizeof text, "%s (%s), %d thread%s", name, library_file(), threads, threads == 1 ? "" : "s");
     return text;
 }
 
