@@ -281,4 +281,9 @@ void pool_trim(void)
 {
     for (int k = 0; k < POOL_KINDS; k++)
         trim_one(&pools[k]);
+    /* the kernels' scratch (fast's padded copies of a large product) is
+     * device memory no matrix holds either; a failure here leaves it, and
+     * the allocation that asked for the trim then says what is short */
+    if (gpu_scratch_release() != 0)
+        cuk_err_clear();
 }

@@ -69,7 +69,8 @@ pool_block *pool_try_alloc(pool_kind k, size_t bytes, int *oom);
 pool_block *pool_alloc(size_t bytes);
 void pool_free(pool_block *b);
 
-/* Give every cached, unused byte of every pool back to its source. */
+/* Give every cached, unused byte of every pool back to its source, and the
+ * kernels' scratch to the device. */
 void pool_trim(void);
 
 void pool_get_stats_of(pool_kind k, pool_stats *out);

@@ -34,6 +34,11 @@ int gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
  * say); -1 any other failure (error set). */
 int gpu_raw_alloc(void **p, size_t bytes);
 int gpu_raw_free(void *p);
+/* Free the kernels' session scratch on every GPU (split-k partials, fast's
+ * padded copies), after the work queued on it: the pool's trim calls it,
+ * so that memory a large product once needed goes back when the device
+ * runs short. The next op that needs scratch allocates it again. */
+int gpu_scratch_release(void);
 /* Fill with a byte value: the pool poisons fresh blocks in tests. */
 int gpu_memset(void *p, int byte, size_t bytes);
 

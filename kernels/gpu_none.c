@@ -38,6 +38,7 @@ int gpu_raw_alloc(void **p, size_t bytes)
 }
 
 int gpu_raw_free(void *p) { return p ? no_cuda() : 0; }
+int gpu_scratch_release(void) { return 0; }
 int gpu_memset(void *p, int byte, size_t bytes) { return no_cuda(); }
 int gpu_h2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_d2h(void *dst, const void *src, size_t bytes) { return no_cuda(); }

@@ -418,6 +418,25 @@ extern "C" int gpu_scratch(void **p, size_t bytes) { return scratch_grow(p, byte
 
 extern "C" int gpu_scratch_try(void **p, size_t bytes) { return scratch_grow(p, bytes, 1); }
 
+extern "C" int gpu_scratch_release(void)
+{
+    if (gpu.init_state != 1)
+        return 0;
+    for (int g = 0; g < GPU_MAX_DEVICES; g++) {
+        gpu_side *d = &gpu.side[g];
+        if (!d->scratch_buf)
+            continue;
+        GPU_CHECK(cudaStreamSynchronize(d->stream)); /* queued kernels may still use it */
+        GPU_CHECK(cudaSetDevice(g));
+        cudaError_t err = cudaFree(d->scratch_buf);
+        GPU_CHECK(cudaSetDevice(gpu.cur));
+        GPU_CHECK(err);
+        d->scratch_buf = NULL;
+        d->scratch_cap = 0;
+    }
+    return 0;
+}
+
 extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
     GPU_CHECK(cudaMemGetInfo(free_bytes, total_bytes));

@@ -331,6 +331,30 @@ static void out_of_memory(void)
     mat_unref(keep);
 }
 
+/* The scratch fast's padded copies grew is device memory no matrix holds:
+ * trimming the pool (as it does when the device runs short, or `clear`)
+ * gives it back. */
+static void scratch_given_back(void)
+{
+    const int m = 1500, k = 2001, n = 1003; /* both operands copied: ~20 MB */
+    pool_trim(); /* the pool's cache and any earlier scratch first */
+    cuk_matrix *c = run_get("mode fast; set align copy; SA = rand(1500, 2001); SB = rand(2001, 1003);"
+                            "SC = SA @ SB; set align auto;", "SC");
+    size_t before, after, total;
+    if (!c || gpu_mem_info(&before, &total) != 0)
+        return;
+    pool_trim();
+    CHECK(gpu_mem_info(&after, &total) == 0);
+    double copies = 4.0 * ((double)m * 2004 + (double)k * 1004);
+    CHECKF(after >= before + copies - (2 << 20), "free %.1f MiB before the trim, %.1f after; the copies were %.1f",
+           before / 1048576.0, after / 1048576.0, copies / 1048576.0);
+    cuk_matrix *again = run_get("SD = SA @ SB;", "SD"); /* the scratch comes back when needed */
+    CHECK(again && again->rows == m && again->cols == n);
+    mat_unref(again);
+    mat_unref(c);
+    run_get("clear SA SB SC SD;", "none");
+}
+
 /* Lesson 4's check, in each way of reducing: a[i] = i, b[i] = 2i for
  * N = 33 x 1024 gives dot(a, b) = 2 (N-1) N (2N-1) / 6. */
 static void classic_dot(void)
@@ -1050,7 +1074,7 @@ int main(int argc, char **argv)
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
-                                      "gpu_multi_views"};
+                                      "gpu_multi_views", "gpu_scratch_given_back"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -1102,6 +1126,7 @@ int main(int argc, char **argv)
     check_run("gpu_first_product_warmed", first_product_warmed);
     check_run("gpu_bench_end_to_end", bench_end_to_end);
     check_run("gpu_script_queued", script_queued);
+    check_run("gpu_scratch_given_back", scratch_given_back);
     if (sanitizer)
         check_skip("gpu_out_of_memory", "its cudaMalloc fails on purpose; run without --sanitizer");
     else
