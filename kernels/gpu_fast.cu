@@ -24,14 +24,23 @@ extern "C" cuk_matmul_fn fast_matmul;
 #ifndef FAST_STAGES
 #define FAST_STAGES 3   /* stages in flight: 3 x 16 of k hide a global load */
 #endif
+#ifndef FAST_APAD
 #define FAST_APAD 4     /* floats of padding per k-row of a's tile (see fast_stage) */
-#define FAST_GROUP 8    /* block rows walked together, for L2 reuse of b's tiles */
+#endif
+/* Block rows walked together, for L2 reuse of b's tiles: at 4096^3 4 ran
+ * 1.5% faster than 8, and 1, 2 and 16 slower (PERF.md, v8). */
+#ifndef FAST_GROUP
+#define FAST_GROUP 4
+#endif
 /* The k-depth of one running sum: a block adds its accumulators into its
- * output every FAST_FOLD of k and starts them again from zero, because one
- * FP32 sum of k products loses accuracy in proportion to k (3001x2999x3000
- * on U(0,1) inputs: 3.9 times cuBLAS's error in one sum, 1.2 in sums 1024
- * deep). A multiple of FAST_BK. */
+ * output every FAST_FOLD of k (add4) and starts them again from zero,
+ * because one FP32 sum of k products loses accuracy in proportion to k
+ * (3001x2999x3000 on U(0,1) inputs: 3.9 times cuBLAS's error in one sum,
+ * 2.0 in sums 2048 deep, 1.2 in sums 1024 deep). A multiple of FAST_BK.
+ * The #ifndef guards let a measurement build variants (-DFAST_FOLD=...). */
+#ifndef FAST_FOLD
 #define FAST_FOLD 1024
+#endif
 
 static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
@@ -247,6 +256,22 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
     }
 }
 
+/* dst[0..3] += v, in the L2, without waiting for the old values: the
+ * fold's adds (tile_product). A load, add and store stalled the block for
+ * the load's trip, and at 4096^3 the three folds cost 6% (PERF.md, v8).
+ * Only the thread that wrote dst adds to it, in program order, so the
+ * order of the sum, and its bits, are those of the load, add and store
+ * (but for subnormals, which the L2's adds flush to zero). */
+static __device__ __forceinline__ void add4(float *dst, float4 v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+                 : "memory");
+#else
+    atomicAdd(dst, v.x), atomicAdd(dst + 1, v.y), atomicAdd(dst + 2, v.z), atomicAdd(dst + 3, v.w);
+#endif
+}
+
 /* Four outputs of row i from column j on (of the tile at d), written or
  * (add) added to what the same thread wrote there before; 16 bytes at once
  * where the row allows. */
@@ -257,15 +282,17 @@ static __device__ __forceinline__ void store4(const fast_dst &d, int i, int j, c
     float *dst = d.at + (size_t)i * d.ld + j;
     if (d.vec && j + 3 < d.cols) {
         float4 s = make_float4(v[0], v[1], v[2], v[3]);
-        if (add) {
-            float4 o = *(const float4 *)dst;
-            s.x += o.x, s.y += o.y, s.z += o.z, s.w += o.w;
-        }
-        *(float4 *)dst = s;
+        if (add)
+            add4(dst, s);
+        else
+            *(float4 *)dst = s;
         return;
     }
     for (int t = 0; t < 4 && j + t < d.cols; t++)
-        dst[t] = add ? dst[t] + v[t] : v[t];
+        if (add)
+            atomicAdd(dst + t, v[t]);
+        else
+            dst[t] = v[t];
 }
 
 /* x, which the compiler cannot see through: addresses computed from it
@@ -421,9 +448,9 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
  * written to c as usual; one split between blocks has each block's part
  * (its segment) in a slot of its own, and the block whose segment arrives
  * last adds the slots in segment order, which is k order: the result does
- * not depend on which block came last, and no float atomics. A block has
- * at most two split tiles, its first and its last: slots 2 g and 2 g + 1
- * of block g. */
+ * not depend on which block came last, and no float atomics between
+ * blocks. A block has at most two split tiles, its first and its last:
+ * slots 2 g and 2 g + 1 of block g. */
 
 /* Arrivals at each split tile, counted by atomicInc, which wraps the count
  * to 0 at the last arrival: the next launch finds every count at 0 without
@@ -532,9 +559,10 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
 
 /* c = the sum of the `slices` partial products at part, slice after slice:
  * always in the same order, so a result never changes from run to run (no
- * float atomics). len = m x n; 4 elements a thread where aligned. The
- * unrolled walk issues 8 slices' loads before their adds: with a small
- * output and many slices, the walk's latency is the whole cost. */
+ * float atomics between blocks). len = m x n; 4 elements a thread where
+ * aligned. The unrolled walk issues 8 slices' loads before their adds:
+ * with a small output and many slices, the walk's latency is the whole
+ * cost. */
 static __global__ void sum_slices(float *c, const float *part, size_t len, int slices, int vec)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;

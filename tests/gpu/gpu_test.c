@@ -936,6 +936,34 @@ static void tf32x3_error_vs_fp32(void)
     CHECKF(e3 <= 2 * e1, "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e3, e1);
 }
 
+/* fast's running sums go into their outputs every 1024 of k as adds made
+ * in the L2 (kernels/gpu_fast.cu, add4), each by the thread that wrote the
+ * place: the same product twice agrees bit for bit, and its error against
+ * float64 is at most twice cuBLAS FP32's, at shapes folded 2 to 4 times:
+ * rows 16 bytes apart or not (the float path), one slice or several. */
+static void fast_fold(void)
+{
+    static const int folded[][3] = {{260, 4096, 264}, {257, 2101, 259}, {129, 4099, 257}};
+    for (size_t i = 0; i < sizeof folded / sizeof folded[0]; i++) {
+        int m = folded[i][0], k = folded[i][1], n = folded[i][2];
+        char src[256];
+        snprintf(src, sizeof src,
+                 "A = rand(%d, %d); B = rand(%d, %d); mode cublas; R = A @ B; mode fast; C1 = A @ B; C2 = A @ B; "
+                 "mode tiled;",
+                 m, k, k, n);
+        cuk_matrix *a, *b, *c1, *c2;
+        if (run_pair(src, "A", "B", &a, &b) != 0 || !(c1 = ws_get(&oc_s->ws, "C1")) || !mat_host(c1) ||
+            !(c2 = ws_get(&oc_s->ws, "C2")) || !mat_host(c2)) {
+            CHECKF(0, "%dx%dx%d: the product or its copy back failed", m, k, n);
+            continue;
+        }
+        CHECKF(!memcmp(c1->host, c2->host, (size_t)m * n * sizeof(float)), "%dx%dx%d: two results for one product",
+               m, k, n);
+        double ef = product_error("C1", a->host, b->host, m, k, n), er = product_error("R", a->host, b->host, m, k, n);
+        CHECKF(ef <= 2 * er, "%dx%dx%d: fast's error %.3g, more than twice cuBLAS FP32's %.3g", m, k, n, ef, er);
+    }
+}
+
 /* The same product twice, bit for bit: the Hopper kernel's slices of a
  * tile may finish in any order, and their sum must not care (a race or an
  * order-dependent sum shows here first). */
@@ -1074,7 +1102,7 @@ int main(int argc, char **argv)
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
-                                      "gpu_multi_views", "gpu_scratch_given_back"};
+                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -1114,6 +1142,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
         oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
+    check_run("gpu_fast_fold", fast_fold);
     tc_cases(nshapes);
     multi_cases(nshapes, NULL);
     variant_cases(!quick && !sanitizer, NULL);
