@@ -478,7 +478,7 @@ static int fm_nlens = (int)(sizeof fm_lens / sizeof fm_lens[0]);
  * boundary (the buffer itself is in *base, for gpu_raw_free). */
 static float *fm_upload(const float *host, size_t n, size_t off, float **base)
 {
-    if (gpu_raw_alloc((void **)base, (n + 8) * sizeof(float)) != 0) {
+    if (gpu_raw_alloc((void **)base, (n + off) * sizeof(float)) != 0) { /* no slack: memcheck sees overreads */
         CHECKF(0, "no device memory for %zu floats", n);
         return NULL;
     }
@@ -671,7 +671,8 @@ static void fast_elementwise(void)
     for (int l = 0; l < fm_nlens; l++) {
         fm_ewise_at(fm_lens[l], 0, 0, 0);
         fm_ewise_at(fm_lens[l], 3, 3, 3);
-        fm_ewise_at(fm_lens[l], 1, 0, 1);
+        fm_ewise_at(fm_lens[l], 1, 0, 1); /* b 3 floats past out's phase */
+        fm_ewise_at(fm_lens[l], 3, 2, 1); /* a 2 past, b 1 past */
     }
 }
 
@@ -720,7 +721,9 @@ static void fast_unary(void)
     for (int l = 0; l < fm_nlens; l++) {
         fm_unary_at(fm_lens[l], 0, 0);
         fm_unary_at(fm_lens[l], 2, 2);
-        fm_unary_at(fm_lens[l], 0, 1);
+        fm_unary_at(fm_lens[l], 0, 1); /* in 3 floats past out's phase */
+        fm_unary_at(fm_lens[l], 2, 1); /* 1 past */
+        fm_unary_at(fm_lens[l], 3, 1); /* 2 past */
     }
 }
 
