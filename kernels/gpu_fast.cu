@@ -149,6 +149,7 @@ static __device__ __forceinline__ fast_loader<BM, BN, T> loader_at(const fast_ar
 {
     fast_loader<BM, BN, T> L;
     int t = threadIdx.x;
+    static_assert(FAST_BK == 16, "4 threads of 4 floats load a row of a's stage: FAST_BK must be 16");
     L.ra = i0 + t / 4;
     L.qa = (t % 4) * 4;
     L.pa = p.a + (size_t)min(L.ra, p.m - 1) * p.lda + L.qa;
