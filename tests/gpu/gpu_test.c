@@ -943,7 +943,8 @@ static void tf32x3_error_vs_fp32(void)
  * in the L2 (kernels/gpu_fast.cu, add4), each by the thread that wrote the
  * place: the same product twice agrees bit for bit, and its error against
  * float64 is at most twice cuBLAS FP32's, at shapes folded 2 to 4 times:
- * rows 16 bytes apart or not (the float path), one slice or several. */
+ * rows 16 bytes apart or not (`set align off`: the float path, and c's
+ * rows added a float at a time), one slice or several. */
 static void fast_fold(void)
 {
     static const int folded[][3] = {{260, 4096, 264}, {257, 2101, 259}, {129, 4099, 257}};
@@ -951,8 +952,8 @@ static void fast_fold(void)
         int m = folded[i][0], k = folded[i][1], n = folded[i][2];
         char src[256];
         snprintf(src, sizeof src,
-                 "A = rand(%d, %d); B = rand(%d, %d); mode cublas; R = A @ B; mode fast; C1 = A @ B; C2 = A @ B; "
-                 "mode tiled;",
+                 "A = rand(%d, %d); B = rand(%d, %d); mode cublas; R = A @ B; mode fast; set align off; "
+                 "C1 = A @ B; C2 = A @ B; set align auto; mode tiled;",
                  m, k, k, n);
         cuk_matrix *a, *b, *c1, *c2;
         if (run_pair(src, "A", "B", &a, &b) != 0 || !(c1 = ws_get(&oc_s->ws, "C1")) || !mat_host(c1) ||
