@@ -138,6 +138,160 @@ static int split(const tf32x3_parts *p, const float *a, const float *b, int ncou
     });
 }
 
+/* --- the split streamed beside the product (Hopper) -------------------------- */
+
+/* Where one slice of the product's tiles leaves SMs idle, the split runs
+ * on them while the product runs on the others (tf32x3_sm90_plan says
+ * when): a piece is one k-tile (32 k) of one band of 128 part rows, a's
+ * rows or b's columns; the pieces go in k order, so the product's first
+ * k-tiles are ready first, and the split's time hides under the
+ * product's. A piece done, its flag takes the launch's epoch, which the
+ * product's producer waits for before its copy engine reads the piece.
+ * One block of 1024 threads an idle SM (the product then launches on the
+ * SMs left: one of its blocks needs a whole SM's registers), each group
+ * of 8 warps a piece at a time, 16 floats a thread in flight. */
+#define STREAM_GROUPS 4
+#define STREAM_THREADS (256 * STREAM_GROUPS)
+
+struct stream_args {
+    float *big, *small;
+    const float *a, *b;
+    unsigned *ready;
+    unsigned epoch;
+    int m, n, k, kp, bands_a, bands; /* bands of 128 part rows: a's, then b's */
+};
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* what follows runs on Hopper only */
+
+/* A band of a: 128 rows, warp w rows 16w .. 16w + 15, a lane a float of
+ * each, all loaded before any part is stored; no shared memory needed. */
+static __device__ void stream_piece_a(const stream_args &s, int r0, int k0, int t)
+{
+    int lane = t % 32, w = t / 32, c = k0 + lane;
+    float v[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        int r = r0 + 16 * w + i;
+        v[i] = r < s.m && c < s.k ? s.a[(size_t)r * s.k + c] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        size_t at = (size_t)(r0 + 16 * w + i) * s.kp + c;
+        float big = to_tf32(v[i]);
+        s.big[at] = big;
+        s.small[at] = to_tf32(v[i] - big);
+    }
+}
+
+/* A band of b transposed: 32 rows of b, 128 columns j0.., through the
+ * group's tile (rows padded to 129 floats: both passes conflict-free);
+ * part row mp + j0 + j (b's rows follow a's) takes column j0 + j. bar
+ * names the group's barrier. */
+static __device__ void stream_piece_b(const stream_args &s, float (*tile)[129], int j0, int k0, int t, int bar)
+{
+    int lane = t % 32, w = t / 32;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            int kk = 8 * i + w, j = j0 + 32 * q + lane, c = k0 + kk;
+            tile[kk][32 * q + lane] = c < s.k && j < s.n ? s.b[(size_t)c * s.n + j] : 0.0f;
+        }
+    asm volatile("bar.sync %0, 256;" ::"r"(bar) : "memory");
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        int j = 16 * w + i;
+        size_t at = (size_t)(128 * s.bands_a + j0 + j) * s.kp + k0 + lane;
+        float x = tile[lane][j], big = to_tf32(x);
+        s.big[at] = big;
+        s.small[at] = to_tf32(x - big);
+    }
+}
+
+#endif
+
+/* The group's tiles: dynamic shared memory (more than the 48 KiB a block
+ * has statically). */
+#define STREAM_SMEM (STREAM_GROUPS * 32 * 129 * (int)sizeof(float))
+
+static __global__ void __launch_bounds__(STREAM_THREADS) tf32x3_split_stream(stream_args s)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap(); /* the product beside it is Hopper's (tf32x3_sm90_plan) */
+#else
+    extern __shared__ float stream_smem[];
+    float(*tile)[32][129] = (float(*)[32][129])stream_smem;
+    int g = threadIdx.x / 256, t = threadIdx.x % 256, bar = 1 + g;
+    /* The product may launch now: it waits for each piece's flag. */
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    int workers = gridDim.x * STREAM_GROUPS, pieces = s.kp / 32 * s.bands;
+    for (int p = blockIdx.x * STREAM_GROUPS + g; p < pieces; p += workers) {
+        int kt = p / s.bands, band = p % s.bands;
+        if (band < s.bands_a)
+            stream_piece_a(s, 128 * band, 32 * kt, t);
+        else
+            stream_piece_b(s, tile[g], 128 * (band - s.bands_a), 32 * kt, t, bar);
+        /* the piece's stores seen on the GPU, and by the copy engine
+         * (the async proxy), before its flag */
+        __threadfence();
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        asm volatile("bar.sync %0, 256;" ::"r"(bar) : "memory");
+        if (t == 0)
+            asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(s.ready + p), "r"(s.epoch) : "memory");
+    }
+#endif
+}
+
+/* The pieces' flags, on the device they were made on; made zero, so that
+ * no epoch (from 1 on) is found there before its piece is done. */
+static struct {
+    unsigned *ready;
+    size_t cap;
+    unsigned epoch;
+    int device, smem_set;
+} stream;
+
+static int stream_flags(size_t n)
+{
+    if (stream.ready && stream.cap >= n && stream.device == gpu_selected())
+        return 0;
+    if (stream.ready) {
+        GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
+        cudaFree(stream.ready);
+        stream.ready = NULL;
+    }
+    size_t cap = n < 4096 ? 4096 : n;
+    GPU_CHECK(cudaMalloc((void **)&stream.ready, cap * sizeof(unsigned)));
+    stream.cap = cap, stream.device = gpu_selected(), stream.epoch = 0, stream.smem_set = 0;
+    GPU_CHECK(cudaMemsetAsync(stream.ready, 0, cap * sizeof(unsigned), gpu_stream_handle()));
+    return 0;
+}
+
+/* Split a and b into p's parts on at most `blocks` blocks (no more than
+ * the pieces keep busy), piece by piece; p's ready and epoch say where the
+ * product finds the flags. */
+static int split_streamed(tf32x3_parts *p, const float *a, const float *b, int blocks)
+{
+    int bands_a = p->mp / 128, bands = bands_a + p->np / 128, pieces = p->kp / 32 * bands;
+    if (blocks > (pieces + STREAM_GROUPS - 1) / STREAM_GROUPS)
+        blocks = (pieces + STREAM_GROUPS - 1) / STREAM_GROUPS;
+    if (stream_flags((size_t)pieces) != 0)
+        return -1;
+    if (++stream.epoch == 0) { /* after 2^32 launches: the old epochs wiped first */
+        GPU_CHECK(cudaMemsetAsync(stream.ready, 0, stream.cap * sizeof(unsigned), gpu_stream_handle()));
+        stream.epoch = 1;
+    }
+    stream_args s = {(float *)p->a_big, (float *)p->a_small, a, b, stream.ready, stream.epoch,
+                     p->m, p->n, p->k, p->kp, bands_a, bands};
+    p->ready = stream.ready, p->epoch = stream.epoch, p->bands_a = bands_a;
+    if (!stream.smem_set) {
+        GPU_CHECK(cudaFuncSetAttribute(tf32x3_split_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, STREAM_SMEM));
+        stream.smem_set = 1;
+    }
+    return gpu_launch(tf32x3_split_stream, "tf32x3_split_stream", dim3(blocks), dim3(STREAM_THREADS), STREAM_SMEM,
+                      __FILE__, __LINE__, s);
+}
+
 /* --- the mma.sync product (sm_80 on) ---------------------------------------- */
 
 /* A block of 256 threads makes a 64 x 128 tile of c, walking k 16 at a
@@ -279,7 +433,8 @@ static size_t round_up(int x, int to) { return ((size_t)x + to - 1) / to * to; }
  * sm_90a code and `set tc` is wgmma), else mma.sync; its plan sizes the
  * session scratch: the parts (the big parts of a and b, then the small
  * ones: the split pass writes them as one matrix each), then the Hopper
- * kernel's split-k partials and counters. */
+ * kernel's split-k partials and counters. The split runs before the
+ * product, or beside it where the plan says so. */
 extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
     int hopper = variant_is(VAR_TC, "mma") ? 0 : tf32x3_sm90_ready();
@@ -287,7 +442,7 @@ extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, in
         return -1;
     size_t mp = round_up(m, TF32X3_PAD_MN), np = round_up(n, TF32X3_PAD_MN), kp = round_up(k, TF32X3_PAD_K);
     size_t parts = 2 * (mp + np) * kp;
-    tf32x3_plan pl = {MS_BM, 1, 0, 0, 0};
+    tf32x3_plan pl = {MS_BM, 1, 0, 0, 0, 0, 0};
     if (hopper)
         tf32x3_sm90_plan((int)mp, (int)np, (int)kp, &pl);
     float *buf;
@@ -298,7 +453,8 @@ extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, in
     p.a_big = buf, p.b_big = buf + mp * kp, p.a_small = buf + (mp + np) * kp, p.b_small = p.a_small + mp * kp;
     p.work = pl.tiles ? buf + parts : NULL;
     p.count = pl.tiles ? (unsigned *)(buf + parts + pl.work_floats) : NULL;
-    if (split(&p, a, b, pl.tiles) != 0)
+    p.ready = NULL, p.epoch = 0, p.bands_a = 0;
+    if (pl.streamed ? split_streamed(&p, a, b, pl.streamed) != 0 : split(&p, a, b, pl.tiles) != 0)
         return -1;
     return hopper ? tf32x3_sm90_run(&p, &pl) : run_mma(&p);
 }

@@ -12,8 +12,13 @@
  * tensor cores"). wgmma reads TF32 operands only K-major, so the split
  * pass wrote b transposed; the parts are padded, so the loads have no
  * edges. Products with too few tiles to fill the SMs cut each tile's k in
- * slices (split-k, tf32x3_sm90_plan), the last slice of a tile to finish
- * summing the slices' partial tiles in a fixed order. Built also for
+ * slices (split-k, tf32x3_sm90_plan), summed in slice order: where a wave
+ * holds them, a tile's slices run as one cluster, and each sums its share
+ * of the tile from every slice's partial, read from the others' shared
+ * memory; else each slice leaves its partial tile in device memory, and
+ * the last of a tile to finish sums them. Where one slice leaves a
+ * quarter of the SMs idle, the split runs on them beside the product
+ * (gpu_tf32x3.cu), whose producer waits for each piece. Built also for
  * sm_90a (Makefile); for every other target the kernels are empty stubs,
  * which the probe reports, and the mode runs its mma.sync kernel. */
 #include "kernels/gpu_internal.h"
@@ -32,19 +37,24 @@
 #define WG_BN 128
 #define WG_BK 32 /* 32 floats = 128 bytes: one row of the 128-byte swizzle */
 #define WG_B_BYTES (WG_BN * WG_BK * 4) /* one part's tile of b: 16 KiB */
+/* A tile's slices may be one cluster, and 8 blocks is the largest cluster
+ * every sm_90 GPU runs (more is "non-portable"). */
 #define WG_MAX_SLICES 8
-/* At most this many bytes of partial tiles: half the H100's L2, so that
- * they wait there, not in device memory, for their tile's last slice. */
+/* At most this many bytes of partial tiles in device memory: half the
+ * H100's L2, so that they wait there for their tile's last slice. */
 #define WG_MAX_WORK (24ll << 20)
 
 /* What a block needs beyond the operands' maps: block (x, y, z) makes
  * k-tiles [z kslice, min(ktiles, (z + 1) kslice)) of c's tile (x, y),
- * rows from row0 on (gpu_for_bands); with gridDim.z > 1 slices, partial
- * tiles go through work and count (tf32x3_parts). */
+ * rows from row0 on (gpu_for_bands). With gridDim.z > 1 slices, either
+ * the blocks (x, y, 0 .. gridDim.z - 1) are one cluster, or partial tiles
+ * go through work and count (tf32x3_parts). */
 struct wg_args {
     float *c, *work;
     unsigned *count;
-    int m, n, ktiles, kslice, row0;
+    const unsigned *ready; /* the streamed split's flags (tf32x3_parts), or NULL */
+    unsigned epoch;
+    int m, n, ktiles, kslice, row0, cluster, bands_a, bands;
 };
 
 /* The shape of the kernel with C consumer warpgroups: with 2, a 128 x 128
@@ -146,20 +156,58 @@ static __device__ __forceinline__ void wgmma_tf32(float d[64], uint64_t a, uint6
                  : "l"(a), "l"(b), "r"(add));
 }
 
-/* The producer thread: stage s of the slice's k-tile kt (k-tile kt0 + kt
- * of the whole) waits until the consumers have released its previous use,
- * then its four copies are issued. */
+static __device__ __forceinline__ unsigned ld_acquire(const unsigned *f)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
+    return v;
+}
+
+/* Where the split runs beside the product: the k-tiles from kt on whose
+ * pieces of a and b are split, as a count (at least 1: it waits for kt's).
+ * The producer warp's 32 lanes read the flags of 32 k-tiles at once (one
+ * trip to the L2 for all, not two a k-tile), and the pieces are ordered
+ * before the copy engine's reads of them (the async proxy). */
+static __device__ int pieces_ready(const wg_args &g, int i0, int j0, int kt0, int kt, int ktiles)
+{
+    int lane = threadIdx.x % 32;
+    for (;;) {
+        int k = kt + lane, ok = 1;
+        if (k < ktiles) {
+            const unsigned *f = g.ready + (size_t)(kt0 + k) * g.bands;
+            ok = ld_acquire(f + i0 / 128) == g.epoch && ld_acquire(f + g.bands_a + j0 / 128) == g.epoch;
+        }
+        unsigned mask = __ballot_sync(0xffffffffu, ok);
+        int run = mask == 0xffffffffu ? 32 : __ffs(~mask) - 1; /* ready from lane 0 on */
+        if (run > 0) {
+            asm volatile("fence.proxy.async.global;" ::: "memory");
+            __syncwarp();
+            return run;
+        }
+    }
+}
+
+/* The producer warp (lane 0 issues; all 32 read the streamed split's
+ * flags): stage s of the slice's k-tile kt (k-tile kt0 + kt of the whole)
+ * waits until the consumers have released its previous use (and, where
+ * the split runs beside the product, until its pieces of a and b are
+ * split), then its four copies are issued. */
 template <int C>
 static __device__ void produce(unsigned base, unsigned full, unsigned empty, const CUtensorMap *ab,
                                const CUtensorMap *as, const CUtensorMap *bb, const CUtensorMap *bs, int i0, int j0,
-                               int kt0, int ktiles)
+                               int kt0, int ktiles, const wg_args &g)
 {
     typedef wg_shape<C> S;
+    int ready_to = 0;
     for (int kt = 0; kt < ktiles; kt++) {
         int s = kt % S::stages;
         unsigned st = base + s * S::stage_bytes, bar = full + 8 * s;
         if (kt >= S::stages)
             bar_wait(empty + 8 * s, (kt / S::stages + 1) & 1);
+        if (g.ready && kt >= ready_to)
+            ready_to = kt + pieces_ready(g, i0, j0, kt0, kt, ktiles);
+        if (threadIdx.x != 0)
+            continue;
         bar_expect(bar, S::stage_bytes);
         int k0 = (kt0 + kt) * WG_BK;
         tma_load(st, ab, bar, k0, i0);
@@ -256,20 +304,96 @@ template <int C> static __device__ int sum_slices(float v[64], const wg_args &g,
     return 1;
 }
 
-/* c from v, the wgmma D fragment: warp w of the warpgroup holds rows
- * 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the next)
- * in d[4q .. 4q + 3]. */
-static __device__ void store(float *c, int m, int n, int r0, int j0, const float v[64])
+/* The cluster's barrier, every thread of its blocks: release orders this
+ * thread's shared-memory stores before the others' reads after their wait
+ * (acquire). Not the .aligned form: the producer warp's lanes arrive after
+ * lane 0 alone has issued the copies. */
+static __device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+static __device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+/* Four floats at a shared-memory address of block `rank` of the cluster
+ * (addr is this block's address of the same place). */
+static __device__ __forceinline__ float4 ld_cluster(unsigned addr, unsigned rank)
+{
+    unsigned remote;
+    float4 v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(remote));
+    return v;
+}
+
+static __device__ __forceinline__ void st_shared(unsigned addr, float4 v)
+{
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+                 : "memory");
+}
+
+/* Group q of v, the wgmma D fragment, into c: warp w of the warpgroup holds
+ * rows 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the
+ * next) in v[4q .. 4q + 3]. */
+static __device__ __forceinline__ void store_group(float *c, int m, int n, int r0, int j0, int q, const float *v)
 {
     int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
 #pragma unroll
-    for (int q = 0; q < 16; q++)
+    for (int e = 0; e < 4; e++) {
+        int r = r0 + 16 * w + lane / 4 + 8 * (e >> 1), col = j0 + 8 * q + 2 * (lane % 4) + (e & 1);
+        if (r < m && col < n)
+            c[(size_t)r * n + col] = v[e];
+    }
+}
+
+/* c from v, all 16 groups. */
+static __device__ void store(float *c, int m, int n, int r0, int j0, const float v[64])
+{
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            int r = r0 + 16 * w + lane / 4 + 8 * (e >> 1), col = j0 + 8 * q + 2 * (lane % 4) + (e & 1);
-            if (r < m && col < n)
-                c[(size_t)r * n + col] = v[4 * q + e];
-        }
+    for (int q = 0; q < 16; q++)
+        store_group(c, m, n, r0, j0, q, v + 4 * q);
+}
+
+/* Split-k: the consumers of each of the cluster's S blocks (one a slice
+ * of the same tile) leave their partial tile v in their own shared memory
+ * (the stages, done with: the consumers' barrier first, as one warpgroup
+ * may finish its MMAs before the other), thread t's group q at float4
+ * q T + t; then the block of rank z sums groups z, z + S, ... of every
+ * slice, from each block's shared memory in slice order (so c does not
+ * depend on which finished first), and stores them. The second barrier
+ * keeps each block's partial in place until all have read it. */
+template <int C> static __device__ void sum_cluster(float v[64], unsigned base, const wg_args &g, int r0, int j0)
+{
+    const int threads = 128 * C;
+    unsigned t = threadIdx.x - 128, z = cluster_rank(), slices = gridDim.z;
+    consumers_sync<C>();
+#pragma unroll
+    for (int q = 0; q < 16; q++)
+        st_shared(base + (q * threads + t) * 16, make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
+    cluster_sync();
+#pragma unroll
+    for (int q = 0; q < 16; q++)
+        if (q % slices == z)
+            v[4 * q] = v[4 * q + 1] = v[4 * q + 2] = v[4 * q + 3] = 0.0f;
+    for (unsigned s = 0; s < slices; s++)
+#pragma unroll
+        for (int q = 0; q < 16; q++)
+            if (q % slices == z) {
+                float4 x = ld_cluster(base + (q * threads + t) * 16, s);
+                v[4 * q] += x.x, v[4 * q + 1] += x.y, v[4 * q + 2] += x.z, v[4 * q + 3] += x.w;
+            }
+#pragma unroll
+    for (int q = 0; q < 16; q++)
+        if (q % slices == z)
+            store_group(g.c, g.m, g.n, r0, j0, q, v + 4 * q);
+    cluster_sync();
 }
 
 #endif /* TF32X3_WGMMA */
@@ -299,8 +423,12 @@ static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_
     __syncthreads();
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(S::producer_regs));
-        if (threadIdx.x == 0)
-            produce<C>(base, full, empty, &ab, &as, &bb, &bs, i0, j0, kt0, nk);
+        if (threadIdx.x < 32)
+            produce<C>(base, full, empty, &ab, &as, &bb, &bs, i0, j0, kt0, nk, g);
+        if (g.cluster) { /* sum_cluster's two barriers */
+            cluster_sync();
+            cluster_sync();
+        }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(S::consumer_regs));
         float big[64], cor[64];
@@ -311,6 +439,10 @@ static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_
 #pragma unroll
         for (int i = 0; i < 64; i++)
             big[i] += cor[i];
+        if (g.cluster) {
+            sum_cluster<C>(big, base, g, i0 + 64 * (wg - 1), j0);
+            return;
+        }
         if (gridDim.z > 1 && !sum_slices<C>(big, g, (i0 / S::bm) * gridDim.x + blockIdx.x))
             return;
         store(g.c, g.m, g.n, i0 + 64 * (wg - 1), j0, big);
@@ -335,6 +467,10 @@ static __global__ void tf32x3_sm90_probe(int *flag)
 static struct {
     int ready;    /* 0 not asked, 1 yes, 2 no */
     PFN_cuTensorMapEncodeTiled_v12000 encode;
+    /* Clusters of s 128-row blocks the GPU runs at once (s = 2 ..
+     * WG_MAX_SLICES; 0: none), for the plan's waves: a cluster's blocks
+     * must share a GPC, so this is not SMs / s. */
+    int clusters[WG_MAX_SLICES + 1];
     struct { /* the last product's maps (part_maps) and what they were made for */
         const float *a_big;
         int mp, np, kp, bm;
@@ -353,6 +489,36 @@ static int find_encoder(void)
         return cuk_err("the CUDA driver has no cuTensorMapEncodeTiled (needed by mode tf32x3's Hopper kernel)");
     sm90.encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
     return 0;
+}
+
+/* The launch of the 128-row kernel on `grid`, its slices (grid z) a
+ * cluster each. */
+static cudaLaunchConfig_t cluster_config(dim3 grid, cudaLaunchAttribute *attr)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(wg_shape<2>::threads);
+    cfg.dynamicSmemBytes = wg_shape<2>::smem;
+    cfg.stream = gpu_stream_handle();
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = 1, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = grid.z;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* sm90.clusters, from the occupancy API. A size it refuses (a GPU shared
+ * by MIG, say) counts as none: the plan then does without it. */
+static void count_clusters(void)
+{
+    for (int s = 2; s <= WG_MAX_SLICES; s++) {
+        cudaLaunchAttribute attr;
+        cudaLaunchConfig_t cfg = cluster_config(dim3(1, 1, s), &attr);
+        if (cudaOccupancyMaxActiveClusters(&sm90.clusters[s], tf32x3_wgmma<2>, &cfg) != cudaSuccess) {
+            cudaGetLastError();
+            sm90.clusters[s] = 0;
+        }
+    }
 }
 
 /* On cc 9.0 only: does the loaded code carry the kernel? Asked once. */
@@ -375,6 +541,7 @@ int tf32x3_sm90_ready(void)
                                            wg_shape<1>::smem));
             GPU_CHECK(cudaFuncSetAttribute(tf32x3_wgmma<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            wg_shape<2>::smem));
+            count_clusters();
         }
         sm90.ready = flag ? 1 : 2;
     }
@@ -415,51 +582,104 @@ static int part_maps(const tf32x3_parts *p, int bm, CUtensorMap *ab, CUtensorMap
     return 0;
 }
 
-/* The product with C consumer warpgroups. */
+/* The product with C consumer warpgroups; with pl->cluster (128-row tiles
+ * only), the slices of a tile a cluster. */
 template <int C> static int run(const tf32x3_parts *p, const tf32x3_plan *pl)
 {
     typedef wg_shape<C> S;
     CUtensorMap ab, as, bb, bs;
     if (part_maps(p, S::bm, &ab, &as, &bb, &bs) != 0)
         return -1;
-    wg_args g = {p->c, p->work, p->count, p->m, p->n, p->kp / WG_BK, pl->kslice, 0};
+    int bands_a = p->mp / 128;
+    wg_args g = {p->c,  p->work, p->count, p->ready, p->epoch, p->m, p->n, p->kp / WG_BK, pl->kslice, 0, pl->cluster,
+                 bands_a, bands_a + p->np / 128};
+    const char *name = C == 1 ? "tf32x3_wgmma<1>" : pl->slices > 1 ? "tf32x3_wgmma<2>, slices summed in memory"
+                                                                      : "tf32x3_wgmma<2>";
     return gpu_for_bands(p->mp, S::bm, [&](int r0, int rows) {
         g.row0 = r0;
-        return gpu_launch(tf32x3_wgmma<C>, C == 2 ? "tf32x3_wgmma<2>" : "tf32x3_wgmma<1>",
-                          dim3(p->np / WG_BN, rows / S::bm, pl->slices), dim3(S::threads), S::smem, __FILE__, __LINE__,
-                          ab, as, bb, bs, g);
+        dim3 grid(p->np / WG_BN, rows / S::bm, pl->slices);
+        if (p->ready) { /* launched while the split runs: it waits for each piece */
+            cudaLaunchAttribute attr;
+            attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr.val.programmaticStreamSerializationAllowed = 1;
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = grid, cfg.blockDim = dim3(S::threads), cfg.dynamicSmemBytes = S::smem;
+            cfg.stream = gpu_stream_handle(), cfg.attrs = &attr, cfg.numAttrs = 1;
+            cudaError_t err = cudaLaunchKernelEx(&cfg, tf32x3_wgmma<C>, ab, as, bb, bs, g);
+            if (err != cudaSuccess)
+                return gpu_fail(err, "cudaLaunchKernelEx(tf32x3_wgmma, beside the split)", __FILE__, __LINE__);
+            return gpu_launched("tf32x3_wgmma<2>, beside the split", (const void *)tf32x3_wgmma<C>, grid,
+                                dim3(S::threads), S::smem, __FILE__, __LINE__);
+        }
+        if (!pl->cluster)
+            return gpu_launch(tf32x3_wgmma<C>, name, grid, dim3(S::threads), S::smem, __FILE__, __LINE__, ab, as, bb,
+                              bs, g);
+        cudaLaunchAttribute attr;
+        cudaLaunchConfig_t cfg = cluster_config(grid, &attr);
+        cudaError_t err = cudaLaunchKernelEx(&cfg, tf32x3_wgmma<2>, ab, as, bb, bs, g);
+        if (err != cudaSuccess)
+            return gpu_fail(err, "cudaLaunchKernelEx(tf32x3_wgmma<2>, a cluster a tile)", __FILE__, __LINE__);
+        return gpu_launched("tf32x3_wgmma<2>, a cluster a tile", (const void *)tf32x3_wgmma<2>, grid,
+                            dim3(S::threads), S::smem, __FILE__, __LINE__);
     });
 }
 
 /* The time of a product, in k-tiles of the busiest SM, when its tiles of
  * 128 x 128 are cut in s slices of k: blocks run one an SM, a wave at a
- * time; each costs about 2 k-tiles more to start and to store; a last
- * k-tile's worth to sum the slices. A model to choose s, no more. */
-static long long cost(long long tiles, int kt, int s)
+ * time; each costs about 2 k-tiles more to start and to store. The slices'
+ * sum: through device memory, about 3 k-tiles more (the partials' trip
+ * through the L2, the fences, the last slice's reads: H100, session 19,
+ * 511x777x1023 in 4 slices so took 0.036 ms, in 3 clustered 0.031); in a
+ * cluster, nothing the model counts, but a wave is as many clusters as the
+ * GPU runs at once, which is not SMs / s (a cluster's blocks share a GPC:
+ * on the H100 39 clusters of 3, 30 of 4). A model to choose s and the sum,
+ * no more; -1 where it cannot run. */
+static long long cost(long long tiles, int kt, int s, int cluster)
 {
-    long long waves = (tiles * s + gpu_sm_count() - 1) / gpu_sm_count();
-    return waves * ((kt + s - 1) / s + 2) + (s > 1);
+    long long per_wave = !cluster ? gpu_sm_count() : s > 1 ? sm90.clusters[s] : 0;
+    long long blocks = cluster ? tiles : tiles * s;
+    if (per_wave <= 0 || (!cluster && s > 1 && blocks * 128 * WG_BN * 4 > WG_MAX_WORK))
+        return -1;
+    if (cluster && blocks > per_wave) /* measured slower than the sum in memory, every time */
+        return -1;
+    return (blocks + per_wave - 1) / per_wave * ((kt + s - 1) / s + 2) + (!cluster && s > 1 ? 3 : 0);
 }
 
-/* 128-row tiles, their k cut in the slices the model says finish first
- * (split-k: a product of 81 tiles, 1037x1055x1031, fills 81 of 132 SMs;
- * in 3 slices, 243 blocks in two waves of a third of k each), within
- * WG_MAX_WORK of partials. Where one slice is best and 128-row tiles leave
- * more than half the SMs idle, 64-row tiles, two blocks to an SM. Not
- * sooner: a 128-row tile shares each tile of b between two warpgroups, and
- * with a long k that told (H100, 1537x8191x1539: 0.62 ms in 128-row tiles,
- * 0.76 in 64-row ones). */
+/* 128-row tiles, their k cut in the slices the model says finish first,
+ * summed as it says (1037x1055x1031: 81 tiles fill 81 of 132 SMs; in 3
+ * slices, 243 blocks in two waves of a third of k each, summed through
+ * device memory: 81 clusters of 3 would take three waves). Where one slice
+ * is best and 128-row tiles leave more than half the SMs idle, 64-row
+ * tiles, two blocks to an SM. Not sooner: a 128-row tile shares each tile
+ * of b between two warpgroups, and with a long k that told (H100,
+ * 1537x8191x1539: 0.62 ms in 128-row tiles, 0.76 in 64-row ones). */
 void tf32x3_sm90_plan(int mp, int np, int kp, tf32x3_plan *pl)
 {
-    long long tiles = (long long)(mp / 128) * (np / WG_BN);
-    int kt = kp / WG_BK, best = 1;
-    for (int s = 2; s <= WG_MAX_SLICES && s <= kt; s++)
-        if (tiles * s * 128 * WG_BN * 4 <= WG_MAX_WORK && cost(tiles, kt, s) < cost(tiles, kt, best))
-            best = s;
+    long long tiles = (long long)(mp / 128) * (np / WG_BN), best_cost = -1;
+    int kt = kp / WG_BK, best = 1, cluster = 0;
+    for (int s = 1; s <= WG_MAX_SLICES && s <= kt; s++)
+        for (int c = 0; c < 2; c++) {
+            long long t = cost(tiles, kt, s, c);
+            if (t >= 0 && (best_cost < 0 || t < best_cost))
+                best_cost = t, best = s, cluster = c;
+        }
+    /* The split beside the product: one slice, one wave of 128-row tiles,
+     * at least a quarter of the SMs left to split on; its cost the
+     * product's alone (the split keeps ahead of it, a k-tile column at a
+     * time, and the first is ready in about a k-tile). The others pay for
+     * the split pass first: its bytes at about 4 MB a k-tile's time (3
+     * TB/s for the ~1.3 us a k-tile takes on the H100), and its launch. */
+    long long idle = gpu_sm_count() - tiles;
+    long long split_cost = (4ll * (mp + np) * kp + 8ll * (mp + np) * kp) / (4 << 20) + 2;
+    pl->streamed = kt > 0 && 4 * idle >= gpu_sm_count() && kt + 3 < best_cost + split_cost ? (int)idle : 0;
+    if (pl->streamed)
+        best = 1, cluster = 0;
     pl->kslice = kt > 0 ? (kt + best - 1) / best : 1;
     pl->slices = kt > 0 ? (kt + pl->kslice - 1) / pl->kslice : 1; /* no empty slice */
-    pl->bm = pl->slices == 1 && 2 * tiles <= gpu_sm_count() ? 64 : 128;
-    pl->tiles = pl->slices > 1 ? (int)tiles : 0;
+    /* fewer slices than chosen, in a cluster of a size that cannot run */
+    pl->cluster = pl->slices > 1 && cluster && sm90.clusters[pl->slices] > 0;
+    pl->bm = pl->slices == 1 && !pl->streamed && 2 * tiles <= gpu_sm_count() ? 64 : 128;
+    pl->tiles = pl->slices > 1 && !pl->cluster ? (int)tiles : 0;
     pl->work_floats = (size_t)pl->tiles * pl->slices * 128 * WG_BN;
 }
 

@@ -19,17 +19,28 @@ typedef struct {
     float *c;
     float *work;
     unsigned *count;
+    /* Where the split runs beside the product: a piece (32 k of 128 part
+     * rows: band y < bands_a is a's rows 128 y.., band bands_a + x b's
+     * columns 128 x..) is ready once ready[k-tile * bands + band] holds
+     * epoch. NULL where the split ran first. */
+    const unsigned *ready;
+    unsigned epoch;
+    int bands_a;
     int m, n, k;
     int mp, np, kp;
 } tf32x3_parts;
 
 /* How the Hopper kernel cuts a product: tiles of c of bm x 128, each tile's
  * k in `slices` slices of kslice k-tiles (split-k; the last maybe
- * shorter), whose partial tiles wait in work_floats of scratch for the
- * tile's last slice to sum them, `tiles` counters telling which is last. */
+ * shorter). Their sum: with `cluster`, the slices of a tile are one
+ * cluster and sum in their shared memory; else their partial tiles wait
+ * in work_floats of scratch for the tile's last slice to sum them, `tiles`
+ * counters telling which is last. streamed > 0: one slice, and the split
+ * runs beside the product on that many blocks (the SMs its tiles leave). */
 typedef struct {
-    int bm, slices, kslice, tiles;
+    int bm, slices, kslice, cluster, tiles;
     size_t work_floats;
+    int streamed;
 } tf32x3_plan;
 
 /* 1 if this binary's wgmma kernel runs on this GPU (sm_90a code, cc 9.0);

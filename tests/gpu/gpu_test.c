@@ -885,14 +885,33 @@ static void tc_mode_cases(size_t t, int nshapes)
         oc_all(tc_modes[t].mode, shapes[i][0], shapes[i][1], shapes[i][2]);
     for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
         oc_matmul_case(tc_modes[t].mode, products[i][0], products[i][1], products[i][2]);
-    /* 32 tiles of 128 x 128: tf32x3's Hopper kernel cuts k in slices */
+    /* tf32x3's Hopper kernel: 32 tiles of 128 x 128, whose k is cut in
+     * slices summed in clusters; 81, one slice beside the split */
     oc_matmul_case(tc_modes[t].mode, 511, 777, 1023);
+    oc_matmul_case(tc_modes[t].mode, 1037, 1055, 1031);
+    /* 72 tiles and a longer k: slices summed through device memory */
+    oc_matmul_case(tc_modes[t].mode, 1021, 1600, 1100);
     oc_matmul_tol = OC_TOL;
     const gpu_info *d = gpu_device();
     if (!strcmp(tc_modes[t].mode, "tf32x3") && d->cc_major == 9 && d->cc_minor == 0) {
         check_begin("gpu_tf32x3_hopper_kernel");
-        CHECKF(launches("tf32x3", "tf32x3_wgmma<1>") + launches("tf32x3", "tf32x3_wgmma<2>") > 0,
+        CHECKF(launches("tf32x3", "tf32x3_wgmma<1>") + launches("tf32x3", "tf32x3_wgmma<2>") +
+                       launches("tf32x3", "tf32x3_wgmma<2>, a cluster a tile") >
+                   0,
                "on cc 9.0 tf32x3 never launched its wgmma kernel");
+        /* 511x777x1023's slices sum in clusters, 1021x1600x1100's through
+         * device memory, and 1037x1055x1031 runs in one slice beside its
+         * split, on the SMs its 81 tiles leave (a quarter or more of them
+         * on every Hopper GPU but a MIG share): each way ran (the cases
+         * above checked their results) */
+        CHECKF(launches("tf32x3", "tf32x3_wgmma<2>, a cluster a tile") > 0,
+               "tf32x3 never summed its slices in a cluster");
+        CHECKF(launches("tf32x3", "tf32x3_wgmma<2>, slices summed in memory") > 0,
+               "tf32x3 never summed its slices through device memory");
+        if (4 * (d->sms - 81) >= d->sms)
+            CHECKF(launches("tf32x3", "tf32x3_wgmma<2>, beside the split") > 0 &&
+                       launches("tf32x3", "tf32x3_split_stream") > 0,
+                   "tf32x3 never ran its product beside the split");
         check_end();
     }
 }
