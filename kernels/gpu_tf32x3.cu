@@ -255,10 +255,11 @@ static int stream_flags(size_t n)
 {
     if (stream.ready && stream.cap >= n && stream.device == gpu_selected())
         return 0;
-    if (stream.ready) {
+    if (stream.ready) { /* grown, or another GPU's: the old flags once no split reads them */
         GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
-        cudaFree(stream.ready);
+        unsigned *old = stream.ready;
         stream.ready = NULL;
+        GPU_CHECK(cudaFree(old));
     }
     size_t cap = n < 4096 ? 4096 : n;
     GPU_CHECK(cudaMalloc((void **)&stream.ready, cap * sizeof(unsigned)));
