@@ -284,7 +284,7 @@ static int split_streamed(tf32x3_parts *p, const float *a, const float *b, int b
     }
     stream_args s = {(float *)p->a_big, (float *)p->a_small, a, b, stream.ready, stream.epoch,
                      p->m, p->n, p->k, p->kp, bands_a, bands};
-    p->ready = stream.ready, p->epoch = stream.epoch, p->bands_a = bands_a;
+    p->ready = stream.ready, p->epoch = stream.epoch;
     if (!stream.smem_set) {
         GPU_CHECK(cudaFuncSetAttribute(tf32x3_split_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, STREAM_SMEM));
         stream.smem_set = 1;
@@ -454,7 +454,7 @@ extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, in
     p.a_big = buf, p.b_big = buf + mp * kp, p.a_small = buf + (mp + np) * kp, p.b_small = p.a_small + mp * kp;
     p.work = pl.tiles ? buf + parts : NULL;
     p.count = pl.tiles ? (unsigned *)(buf + parts + pl.work_floats) : NULL;
-    p.ready = NULL, p.epoch = 0, p.bands_a = 0;
+    p.ready = NULL, p.epoch = 0;
     if (pl.streamed ? split_streamed(&p, a, b, pl.streamed) != 0 : split(&p, a, b, pl.tiles) != 0)
         return -1;
     return hopper ? tf32x3_sm90_run(&p, &pl) : run_mma(&p);

@@ -306,8 +306,8 @@ template <int C> static __device__ int sum_slices(float v[64], const wg_args &g,
 
 /* The cluster's barrier, every thread of its blocks: release orders this
  * thread's shared-memory stores before the others' reads after their wait
- * (acquire). Not the .aligned form: the producer warp's lanes arrive after
- * lane 0 alone has issued the copies. */
+ * (acquire). Not the .aligned form: the producer warp's lanes may arrive
+ * apart (lane 0 alone issues the copies). */
 static __device__ __forceinline__ void cluster_sync()
 {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
@@ -491,20 +491,25 @@ static int find_encoder(void)
     return 0;
 }
 
-/* The launch of the 128-row kernel on `grid`, its slices (grid z) a
- * cluster each. */
-static cudaLaunchConfig_t cluster_config(dim3 grid, cudaLaunchAttribute *attr)
+/* The launch of the 128-row kernel on `grid` with one attribute (its
+ * slices a cluster each; or launched beside the split that runs first). */
+static cudaLaunchConfig_t launch_config(dim3 grid, cudaLaunchAttribute *attr)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(wg_shape<2>::threads);
     cfg.dynamicSmemBytes = wg_shape<2>::smem;
     cfg.stream = gpu_stream_handle();
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = 1, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = grid.z;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     return cfg;
+}
+
+static cudaLaunchConfig_t cluster_config(dim3 grid, cudaLaunchAttribute *attr)
+{
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = 1, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = grid.z;
+    return launch_config(grid, attr);
 }
 
 /* sm90.clusters, from the occupancy API. A size it refuses (a GPU shared
@@ -590,7 +595,7 @@ template <int C> static int run(const tf32x3_parts *p, const tf32x3_plan *pl)
     CUtensorMap ab, as, bb, bs;
     if (part_maps(p, S::bm, &ab, &as, &bb, &bs) != 0)
         return -1;
-    int bands_a = p->mp / 128;
+    int bands_a = p->mp / 128; /* the streamed split's pieces (tf32x3_parts) */
     wg_args g = {p->c,  p->work, p->count, p->ready, p->epoch, p->m, p->n, p->kp / WG_BK, pl->kslice, 0, pl->cluster,
                  bands_a, bands_a + p->np / 128};
     const char *name = C == 1 ? "tf32x3_wgmma<1>" : pl->slices > 1 ? "tf32x3_wgmma<2>, slices summed in memory"
@@ -598,29 +603,26 @@ template <int C> static int run(const tf32x3_parts *p, const tf32x3_plan *pl)
     return gpu_for_bands(p->mp, S::bm, [&](int r0, int rows) {
         g.row0 = r0;
         dim3 grid(p->np / WG_BN, rows / S::bm, pl->slices);
-        if (p->ready) { /* launched while the split runs: it waits for each piece */
-            cudaLaunchAttribute attr;
-            attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-            attr.val.programmaticStreamSerializationAllowed = 1;
-            cudaLaunchConfig_t cfg = {};
-            cfg.gridDim = grid, cfg.blockDim = dim3(S::threads), cfg.dynamicSmemBytes = S::smem;
-            cfg.stream = gpu_stream_handle(), cfg.attrs = &attr, cfg.numAttrs = 1;
-            cudaError_t err = cudaLaunchKernelEx(&cfg, tf32x3_wgmma<C>, ab, as, bb, bs, g);
-            if (err != cudaSuccess)
-                return gpu_fail(err, "cudaLaunchKernelEx(tf32x3_wgmma, beside the split)", __FILE__, __LINE__);
-            return gpu_launched("tf32x3_wgmma<2>, beside the split", (const void *)tf32x3_wgmma<C>, grid,
-                                dim3(S::threads), S::smem, __FILE__, __LINE__);
-        }
-        if (!pl->cluster)
+        if (!p->ready && !pl->cluster)
             return gpu_launch(tf32x3_wgmma<C>, name, grid, dim3(S::threads), S::smem, __FILE__, __LINE__, ab, as, bb,
                               bs, g);
+        /* 128-row tiles: launched while the split runs (each piece waited
+         * for), or a cluster a tile */
         cudaLaunchAttribute attr;
-        cudaLaunchConfig_t cfg = cluster_config(grid, &attr);
+        cudaLaunchConfig_t cfg;
+        if (p->ready) {
+            attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr.val.programmaticStreamSerializationAllowed = 1;
+            cfg = launch_config(grid, &attr);
+            name = "tf32x3_wgmma<2>, beside the split";
+        } else {
+            cfg = cluster_config(grid, &attr);
+            name = "tf32x3_wgmma<2>, a cluster a tile";
+        }
         cudaError_t err = cudaLaunchKernelEx(&cfg, tf32x3_wgmma<2>, ab, as, bb, bs, g);
         if (err != cudaSuccess)
-            return gpu_fail(err, "cudaLaunchKernelEx(tf32x3_wgmma<2>, a cluster a tile)", __FILE__, __LINE__);
-        return gpu_launched("tf32x3_wgmma<2>, a cluster a tile", (const void *)tf32x3_wgmma<2>, grid,
-                            dim3(S::threads), S::smem, __FILE__, __LINE__);
+            return gpu_fail(err, name, __FILE__, __LINE__);
+        return gpu_launched(name, (const void *)tf32x3_wgmma<2>, grid, dim3(S::threads), S::smem, __FILE__, __LINE__);
     });
 }
 

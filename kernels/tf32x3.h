@@ -20,12 +20,12 @@ typedef struct {
     float *work;
     unsigned *count;
     /* Where the split runs beside the product: a piece (32 k of 128 part
-     * rows: band y < bands_a is a's rows 128 y.., band bands_a + x b's
-     * columns 128 x..) is ready once ready[k-tile * bands + band] holds
-     * epoch. NULL where the split ran first. */
+     * rows: with bands_a = mp / 128 and bands = (mp + np) / 128, band
+     * y < bands_a is a's rows 128 y.., band bands_a + x b's columns
+     * 128 x..) is ready once ready[k-tile * bands + band] holds epoch.
+     * NULL where the split ran first. */
     const unsigned *ready;
     unsigned epoch;
-    int bands_a;
     int m, n, k;
     int mp, np, kp;
 } tf32x3_parts;
