@@ -42,6 +42,15 @@ static __device__ __forceinline__ float to_tf32(float x)
 #endif
 }
 
+/* x's two parts at `at` of big and small: its TF32 rounding, and the
+ * rounding of what that left (x - big is exact in FP32). */
+static __device__ __forceinline__ void split_put(float *big, float *small, size_t at, float x)
+{
+    float b = to_tf32(x);
+    big[at] = b;
+    small[at] = to_tf32(x - b);
+}
+
 /* Both operands in one launch (one launch and its gap fewer before the
  * product, which matters to small products). Row r of the
  * parts big, small ((mp + np) x kp) is row r of a (m x k) for r < mp, else
@@ -118,10 +127,7 @@ static __global__ void __launch_bounds__(32 * SPLIT_WARPS) tf32x3_split(split_ar
             int c = c0 + q + lane;
             if (c >= s.kp)
                 continue;
-            float x = tile[i + w][q + lane], big = to_tf32(x);
-            size_t at = (size_t)(r0 + i + w) * s.kp + c;
-            s.big[at] = big;
-            s.small[at] = to_tf32(x - big); /* x - big is exact in FP32 */
+            split_put(s.big, s.small, (size_t)(r0 + i + w) * s.kp + c, tile[i + w][q + lane]);
         }
     if (row0 == 0 && blockIdx.x == 0 && blockIdx.y == 0)
         for (int q = threadIdx.x; q < s.ncount; q += 32 * SPLIT_WARPS)
@@ -175,12 +181,8 @@ static __device__ void stream_piece_a(const stream_args &s, int r0, int k0, int 
         v[i] = r < s.m && c < s.k ? s.a[(size_t)r * s.k + c] : 0.0f;
     }
 #pragma unroll
-    for (int i = 0; i < 16; i++) {
-        size_t at = (size_t)(r0 + 16 * w + i) * s.kp + c;
-        float big = to_tf32(v[i]);
-        s.big[at] = big;
-        s.small[at] = to_tf32(v[i] - big);
-    }
+    for (int i = 0; i < 16; i++)
+        split_put(s.big, s.small, (size_t)(r0 + 16 * w + i) * s.kp + c, v[i]);
 }
 
 /* A band of b transposed: 32 rows of b, 128 columns j0.., through the
@@ -199,13 +201,9 @@ static __device__ void stream_piece_b(const stream_args &s, float (*tile)[129], 
         }
     asm volatile("bar.sync %0, 256;" ::"r"(bar) : "memory");
 #pragma unroll
-    for (int i = 0; i < 16; i++) {
-        int j = 16 * w + i;
-        size_t at = (size_t)(128 * s.bands_a + j0 + j) * s.kp + k0 + lane;
-        float x = tile[lane][j], big = to_tf32(x);
-        s.big[at] = big;
-        s.small[at] = to_tf32(x - big);
-    }
+    for (int i = 0; i < 16; i++)
+        split_put(s.big, s.small, (size_t)(128 * s.bands_a + j0 + 16 * w + i) * s.kp + k0 + lane,
+                  tile[lane][16 * w + i]);
 }
 
 #endif

@@ -339,40 +339,71 @@ static __device__ __forceinline__ void st_shared(unsigned addr, float4 v)
                  : "memory");
 }
 
-/* Group q of v, the wgmma D fragment, into c: warp w of the warpgroup holds
- * rows 16w + lane / 4 (and 8 below), columns 8q + 2 (lane % 4) (and the
- * next) in v[4q .. 4q + 3]. */
-static __device__ __forceinline__ void store_group(float *c, int m, int n, int r0, int j0, int q, const float *v)
+/* Groups [q0, q1) of v, the wgmma D fragment (warp w of the warpgroup
+ * holds rows 16w + lane / 4 and 8 below, columns 8q + 2 (lane % 4) and
+ * the next in v[4q .. 4q + 3]), into c at (r0, j0), through shared
+ * memory. Stored straight from the fragment, each instruction filled
+ * half of each 32-byte sector it touched, and at 1037x1055x1031 the
+ * tiles' stores took 6 of the product's 55 us. So warp w's 16 rows go to
+ * its own patch of 16 rows of WG_PATCH_ROW floats (the 8 beyond 128 make
+ * the float2 writes conflict-free), then out a row at a time, the warp's
+ * lanes side by side: float4s where c's rows are 16-byte aligned, else
+ * floats. patch: the warp's, in stages no MMA reads any more. */
+#define WG_PATCH_ROW 136
+#define WG_PATCH_BYTES (16 * WG_PATCH_ROW * 4)
+
+static __device__ void store(float *c, int m, int n, int r0, int j0, const float v[64], float *patch, int q0 = 0,
+                             int q1 = 16)
 {
-    int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    int lane = threadIdx.x % 32, r = r0 + 16 * ((threadIdx.x % 128) / 32);
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-        int r = r0 + 16 * w + lane / 4 + 8 * (e >> 1), col = j0 + 8 * q + 2 * (lane % 4) + (e & 1);
-        if (r < m && col < n)
-            c[(size_t)r * n + col] = v[e];
+    for (int q = 0; q < 16; q++)
+        if (q0 <= q && q < q1)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *(float2 *)(patch + (lane / 4 + 8 * h) * WG_PATCH_ROW + 8 * q + 2 * (lane % 4)) =
+                    make_float2(v[4 * q + 2 * h], v[4 * q + 2 * h + 1]);
+    __syncwarp();
+    int rows = min(16, m - r), vec = n % 4 == 0 && (size_t)c % 16 == 0;
+    int from = 8 * q0, to = min(8 * q1, n - j0); /* the columns to store, of the tile's */
+    for (int i = 0; i < rows; i++) {
+        float *out = c + (size_t)(r + i) * n + j0;
+        const float *in = patch + i * WG_PATCH_ROW;
+        if (vec && from + 4 * lane < to)
+            *(float4 *)(out + from + 4 * lane) = *(const float4 *)(in + from + 4 * lane);
+        else if (!vec)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (from + 32 * k + lane < to)
+                    out[from + 32 * k + lane] = in[from + 32 * k + lane];
     }
 }
 
-/* c from v, all 16 groups. */
-static __device__ void store(float *c, int m, int n, int r0, int j0, const float v[64])
+/* The calling warp's patch (store): consumer warp w's is the w-th from
+ * `at` bytes into the stages. */
+static __device__ __forceinline__ float *warp_patch(unsigned char *stages, int at)
 {
-#pragma unroll
-    for (int q = 0; q < 16; q++)
-        store_group(c, m, n, r0, j0, q, v + 4 * q);
+    return (float *)(stages + at + (threadIdx.x / 32 - 4) * WG_PATCH_BYTES);
 }
 
 /* Split-k: the consumers of each of the cluster's S blocks (one a slice
  * of the same tile) leave their partial tile v in their own shared memory
  * (the stages, done with: the consumers' barrier first, as one warpgroup
  * may finish its MMAs before the other), thread t's group q at float4
- * q T + t; then the block of rank z sums groups z, z + S, ... of every
- * slice, from each block's shared memory in slice order (so c does not
- * depend on which finished first), and stores them. The second barrier
- * keeps each block's partial in place until all have read it. */
-template <int C> static __device__ void sum_cluster(float v[64], unsigned base, const wg_args &g, int r0, int j0)
+ * q T + t; then the block of rank z sums its share of the groups (the
+ * z-th of S runs of columns) of every slice, from each block's shared
+ * memory in slice order (so c does not depend on which finished first),
+ * and stores them through patches past the partials. The second barrier
+ * keeps each block's partial in place until all have read it. stages:
+ * base as a pointer. */
+template <int C>
+static __device__ void sum_cluster(float v[64], unsigned base, unsigned char *stages, const wg_args &g, int r0, int j0)
 {
     const int threads = 128 * C;
     unsigned t = threadIdx.x - 128, z = cluster_rank(), slices = gridDim.z;
+    int q0 = 16 * z / slices, q1 = 16 * (z + 1) / slices;
+    static_assert(16 * threads * 16 + 4 * C * WG_PATCH_BYTES <= wg_shape<C>::stages * wg_shape<C>::stage_bytes,
+                  "the warps' patches fit in the stages past the partials");
     consumers_sync<C>();
 #pragma unroll
     for (int q = 0; q < 16; q++)
@@ -380,19 +411,16 @@ template <int C> static __device__ void sum_cluster(float v[64], unsigned base, 
     cluster_sync();
 #pragma unroll
     for (int q = 0; q < 16; q++)
-        if (q % slices == z)
+        if (q0 <= q && q < q1)
             v[4 * q] = v[4 * q + 1] = v[4 * q + 2] = v[4 * q + 3] = 0.0f;
     for (unsigned s = 0; s < slices; s++)
 #pragma unroll
         for (int q = 0; q < 16; q++)
-            if (q % slices == z) {
+            if (q0 <= q && q < q1) {
                 float4 x = ld_cluster(base + (q * threads + t) * 16, s);
                 v[4 * q] += x.x, v[4 * q + 1] += x.y, v[4 * q + 2] += x.z, v[4 * q + 3] += x.w;
             }
-#pragma unroll
-    for (int q = 0; q < 16; q++)
-        if (q % slices == z)
-            store_group(g.c, g.m, g.n, r0, j0, q, v + 4 * q);
+    store(g.c, g.m, g.n, r0, j0, v, warp_patch(stages, 16 * threads * 16), q0, q1);
     cluster_sync();
 }
 
@@ -439,13 +467,15 @@ static __global__ void __launch_bounds__(wg_shape<C>::threads, wg_shape<C>::per_
 #pragma unroll
         for (int i = 0; i < 64; i++)
             big[i] += cor[i];
+        unsigned char *stages = smem_raw + (base - smem_addr(smem_raw));
         if (g.cluster) {
-            sum_cluster<C>(big, base, g, i0 + 64 * (wg - 1), j0);
+            sum_cluster<C>(big, base, stages, g, i0 + 64 * (wg - 1), j0);
             return;
         }
         if (gridDim.z > 1 && !sum_slices<C>(big, g, (i0 / S::bm) * gridDim.x + blockIdx.x))
             return;
-        store(g.c, g.m, g.n, i0 + 64 * (wg - 1), j0, big);
+        consumers_sync<C>(); /* every warpgroup's MMAs done with the stages the patches take */
+        store(g.c, g.m, g.n, i0 + 64 * (wg - 1), j0, big, warp_patch(stages, 0));
     }
 #endif
 }
