@@ -18,7 +18,8 @@
  * memory; else each slice leaves its partial tile in device memory, and
  * the last of a tile to finish sums them. Where one slice leaves a
  * quarter of the SMs idle, the split runs on them beside the product
- * (gpu_tf32x3.cu), whose producer waits for each piece. Built also for
+ * (gpu_tf32x3.cu), whose producer waits for each piece. The tiles go out
+ * to c through shared memory, whole rows at a time (store). Built also for
  * sm_90a (Makefile); for every other target the kernels are empty stubs,
  * which the probe reports, and the mode runs its mma.sync kernel. */
 #include "kernels/gpu_internal.h"
