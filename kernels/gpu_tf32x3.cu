@@ -398,16 +398,29 @@ static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
         if (tile % MS_FLUSH == 0 || k0 + MS_BK >= p.kp)
             ms_flush(&big[0][0][0], &part[0][0][0]);
     }
-    int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+    /* A thread's two neighbours in a row as one float2 where c's rows are
+     * 8-byte aligned: the four threads of a row then fill a whole 32-byte
+     * sector at once, where alternate floats left each one half-written
+     * twice (as the Hopper kernel's stores did: gpu_tf32x3_sm90.cu). */
+    int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3, pairs = p.n % 2 == 0 && (size_t)p.c % 8 == 0;
 #pragma unroll
     for (int i = 0; i < 2; i++)
 #pragma unroll
         for (int j = 0; j < 4; j++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int r = i0 + wm + 16 * i + g + 8 * (e >> 1), c = j0 + wn + 8 * j + 2 * t + (e & 1);
-                if (r < p.m && c < p.n)
-                    p.c[(size_t)r * p.n + c] = big[i][j][e] + cor[i][j][e];
+            for (int h = 0; h < 2; h++) {
+                int r = i0 + wm + 16 * i + g + 8 * h, c = j0 + wn + 8 * j + 2 * t;
+                float x = big[i][j][2 * h] + cor[i][j][2 * h], y = big[i][j][2 * h + 1] + cor[i][j][2 * h + 1];
+                if (r >= p.m || c >= p.n)
+                    continue;
+                float *at = p.c + (size_t)r * p.n + c;
+                if (pairs)
+                    *(float2 *)at = make_float2(x, y);
+                else {
+                    at[0] = x;
+                    if (c + 1 < p.n)
+                        at[1] = y;
+                }
             }
 }
 
