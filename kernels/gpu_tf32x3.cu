@@ -399,9 +399,10 @@ static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
             ms_flush(&big[0][0][0], &part[0][0][0]);
     }
     /* A thread's two neighbours in a row as one float2 where c's rows are
-     * 8-byte aligned: the four threads of a row then fill a whole 32-byte
-     * sector at once, where alternate floats left each one half-written
-     * twice (as the Hopper kernel's stores did: gpu_tf32x3_sm90.cu). */
+     * 8-byte aligned: the four threads of a row then write 32 contiguous
+     * bytes at once (a whole sector where n % 8 == 0), where alternate
+     * floats left each sector half-written twice (as the Hopper kernel's
+     * stores did: gpu_tf32x3_sm90.cu). */
     int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3, pairs = p.n % 2 == 0 && (size_t)p.c % 8 == 0;
 #pragma unroll
     for (int i = 0; i < 2; i++)
