@@ -9,6 +9,7 @@
  * Yokota 2022). Here: the split pass, the portable mma.sync kernel
  * (sm_80 on), and the choice between it and the Hopper wgmma kernel
  * (gpu_tf32x3_sm90.cu). */
+#include "kernels/gpu_async.h"
 #include "kernels/gpu_internal.h"
 
 #include "kernels/tf32x3.h"
@@ -294,8 +295,11 @@ static int split_streamed(tf32x3_parts *p, const float *a, const float *b, int b
 /* --- the mma.sync product (sm_80 on) ---------------------------------------- */
 
 /* A block of 256 threads makes a 64 x 128 tile of c, walking k 16 at a
- * time; its 8 warps, 2 down and 4 across, make 32 x 32 each: 2 x 4
- * m16n8k8 tiles in three accumulators. The tensor cores' own accumulation
+ * time through MS_STAGES stages in shared memory, filled by cp.async
+ * MS_STAGES - 1 k-tiles ahead; its 8 warps, 2 down and 4 across, make
+ * 32 x 32 each: 2 x 4 m16n8k8 tiles in three accumulators. (With one
+ * stage, loaded and then used, the MMAs waited for every load: 0.27-0.36
+ * of cuBLAS FP32 on the H100, PERF.md.) The tensor cores' own accumulation
  * rounds toward zero, a bias that over all of k made the error several
  * times FP32's (gpu_tf32x3_sm90.cu): big_a big_b is summed 32 k at a time
  * into part, which an ordinary FADD then adds to big. The corrections,
@@ -308,6 +312,7 @@ static int split_streamed(tf32x3_parts *p, const float *a, const float *b, int b
 #define MS_FLUSH 2 /* k-tiles (of 16) summed on the tensor cores before an FADD */
 #define MS_PITCH (MS_BK + 4)
 #define MS_THREADS 256
+#define MS_STAGES 3
 
 struct ms_stage {
     float ab[MS_BM][MS_PITCH], as[MS_BM][MS_PITCH], bb[MS_BN][MS_PITCH], bs[MS_BN][MS_PITCH];
@@ -326,8 +331,8 @@ static __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4],
 #endif
 }
 
-/* rows x 16 floats of two parts at row0, k0 into shared memory, a float4
- * per thread and chunk: the parts are padded, so no bounds. */
+/* rows x 16 floats of two parts at row0, k0 into shared memory, 16 bytes
+ * a copy, in flight until copy_wait: the parts are padded, so no bounds. */
 template <int ROWS>
 static __device__ __forceinline__ void ms_copy(float (*big)[MS_PITCH], float (*small)[MS_PITCH], const float *pb,
                                                const float *ps, int kp, int row0, int k0)
@@ -335,9 +340,16 @@ static __device__ __forceinline__ void ms_copy(float (*big)[MS_PITCH], float (*s
     for (int q = threadIdx.x; q < ROWS * MS_BK / 4; q += MS_THREADS) {
         int r = q / (MS_BK / 4), c = (q % (MS_BK / 4)) * 4;
         size_t at = (size_t)(row0 + r) * kp + k0 + c;
-        *(float4 *)&big[r][c] = *(const float4 *)&pb[at];
-        *(float4 *)&small[r][c] = *(const float4 *)&ps[at];
+        copy_async<16>(&big[r][c], &pb[at], true);
+        copy_async<16>(&small[r][c], &ps[at], true);
     }
+}
+
+/* The stage of k-tile k0 / MS_BK: a's and b's parts, one group of copies. */
+static __device__ __forceinline__ void ms_fill(ms_stage *s, const tf32x3_parts &p, int i0, int j0, int k0)
+{
+    ms_copy<MS_BM>(s->ab, s->as, p.a_big, p.a_small, p.kp, i0, k0);
+    ms_copy<MS_BN>(s->bb, s->bs, p.b_big, p.b_small, p.kp, j0, k0);
 }
 
 /* The fragments of one k8 step (the m16n8k8 register layout: g = lane / 4
@@ -381,21 +393,32 @@ static __device__ __forceinline__ void ms_flush(float *big, float *part)
     }
 }
 
+#define MS_SMEM (MS_STAGES * (int)sizeof(ms_stage))
+
 static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
 {
-    __shared__ ms_stage s;
+    extern __shared__ float4 ms_smem[];
+    ms_stage *st = (ms_stage *)ms_smem;
     float big[2][4][4] = {}, part[2][4][4] = {}, cor[2][4][4] = {};
     int i0 = blockIdx.y * MS_BM, j0 = blockIdx.x * MS_BN, warp = threadIdx.x >> 5;
-    int wm = (warp >> 2) * 32, wn = (warp & 3) * 32;
-    for (int k0 = 0, tile = 1; k0 < p.kp; k0 += MS_BK, tile++) {
-        ms_copy<MS_BM>(s.ab, s.as, p.a_big, p.a_small, p.kp, i0, k0);
-        ms_copy<MS_BN>(s.bb, s.bs, p.b_big, p.b_small, p.kp, j0, k0);
-        __syncthreads();
+    int wm = (warp >> 2) * 32, wn = (warp & 3) * 32, tiles = p.kp / MS_BK;
+#pragma unroll
+    for (int t = 0; t < MS_STAGES - 1; t++) {
+        if (t < tiles)
+            ms_fill(&st[t], p, i0, j0, t * MS_BK);
+        copy_commit(); /* empty groups too: copy_wait counts groups */
+    }
+    for (int t = 0; t < tiles; t++) {
+        copy_wait<MS_STAGES - 2>();
+        __syncthreads(); /* k-tile t is in, and every warp is done with t - 1's stage */
+        int next = t + MS_STAGES - 1;
+        if (next < tiles)
+            ms_fill(&st[next % MS_STAGES], p, i0, j0, next * MS_BK);
+        copy_commit();
 #pragma unroll
         for (int kk = 0; kk < MS_BK; kk += 8)
-            ms_step(&s, wm, wn, kk, part, cor);
-        __syncthreads();
-        if (tile % MS_FLUSH == 0 || k0 + MS_BK >= p.kp)
+            ms_step(&st[t % MS_STAGES], wm, wn, kk, part, cor);
+        if ((t + 1) % MS_FLUSH == 0 || t + 1 == tiles)
             ms_flush(&big[0][0][0], &part[0][0][0]);
     }
     /* A thread's two neighbours in a row as one float2 where c's rows are
@@ -426,14 +449,21 @@ static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
 }
 
 /* The mp / 64 x np / 128 tiles of c. Grid y is at most 65535: a band of
- * rows is a product of its own, its parts' rows starting further down. */
+ * rows is a product of its own, its parts' rows starting further down.
+ * The stages take more than the 48 KiB a block has by default: allowed
+ * once on each device. */
 static int run_mma(const tf32x3_parts *p)
 {
+    static unsigned char smem_set[GPU_MAX_DEVICES];
+    if (!smem_set[gpu_selected()]) {
+        GPU_CHECK(cudaFuncSetAttribute(tf32x3_mma, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_SMEM));
+        smem_set[gpu_selected()] = 1;
+    }
     return gpu_for_bands(p->mp, MS_BM, [=](int r0, int rows) {
         tf32x3_parts band = *p;
         band.a_big += (size_t)r0 * p->kp, band.a_small += (size_t)r0 * p->kp, band.c += (size_t)r0 * p->n;
         band.m = p->m - r0 < rows ? p->m - r0 : rows, band.mp = rows;
-        return gpu_launch(tf32x3_mma, "tf32x3_mma", dim3(p->np / MS_BN, rows / MS_BM), dim3(MS_THREADS), 0,
+        return gpu_launch(tf32x3_mma, "tf32x3_mma", dim3(p->np / MS_BN, rows / MS_BM), dim3(MS_THREADS), MS_SMEM,
                           __FILE__, __LINE__, band);
     });
 }
