@@ -12,6 +12,9 @@
 
 /* Threads per block of the 1-D kernels (elementwise, reductions). */
 #define GPU_THREADS 256
+/* Dynamic shared memory a kernel may launch with before it must be allowed
+ * more (gpu_allow_smem). */
+#define GPU_DEFAULT_SMEM (48 * 1024)
 /* gridDim.y and .z are limited to 65535 on every CUDA device. */
 #define GPU_MAX_GRID_Y 65535
 
@@ -47,6 +50,11 @@ int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size
 /* Count a library call (cuBLAS) that launches kernels we cannot name. */
 void gpu_count_call(const char *name);
 
+/* Let func launch with `smem` bytes of dynamic shared memory, past the
+ * 48 KiB a block has by default (cudaFuncSetAttribute), once for each
+ * function and device; gpu_launch asks for what it launches. 0, or -1
+ * with the error set. */
+int gpu_allow_smem(const void *func, size_t smem);
 /* Achievable blocks per SM of func at this block size (occupancy API), >= 1;
  * or -1 with the error set. */
 int gpu_blocks_per_sm(const void *func, int threads, size_t smem);
@@ -106,6 +114,8 @@ template <typename... P, typename... A>
 static inline int gpu_launch(void (*kernel)(P...), const char *name, dim3 grid, dim3 block, size_t smem,
                              const char *file, int line, A... args)
 {
+    if (smem > GPU_DEFAULT_SMEM && gpu_allow_smem((const void *)kernel, smem) != 0)
+        return -1;
     kernel<<<grid, block, smem, gpu_stream_handle()>>>(args...);
     return gpu_launched(name, (const void *)kernel, grid, block, smem, file, line);
 }

@@ -371,6 +371,32 @@ extern "C" int gpu_kernel_rows(const cuk_backend *mode, gpu_kernel_row *rows, in
     return count;
 }
 
+/* The functions allowed more than the default, on each device: a handful
+ * (the kernels with stages in dynamic shared memory, on each GPU). */
+#define MAX_ALLOWED 256
+static struct {
+    const void *func;
+    int device;
+    size_t smem;
+} allowed[MAX_ALLOWED];
+static int nallowed;
+
+extern "C" int gpu_allow_smem(const void *func, size_t smem)
+{
+    int device = gpu_selected(), at = -1;
+    for (int i = 0; i < nallowed && at < 0; i++)
+        if (allowed[i].func == func && allowed[i].device == device)
+            at = i;
+    if (at >= 0 && allowed[at].smem >= smem)
+        return 0;
+    GPU_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (at < 0 && nallowed < MAX_ALLOWED)
+        at = nallowed++;
+    if (at >= 0) /* a full table asks again next time: slower, still right */
+        allowed[at].func = func, allowed[at].device = device, allowed[at].smem = smem;
+    return 0;
+}
+
 extern "C" int gpu_blocks_per_sm(const void *func, int threads, size_t smem)
 {
     int blocks = 0;

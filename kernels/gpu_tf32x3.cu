@@ -247,7 +247,7 @@ static struct {
     unsigned *ready;
     size_t cap;
     unsigned epoch;
-    int device, smem_set;
+    int device;
 } stream;
 
 static int stream_flags(size_t n)
@@ -262,7 +262,7 @@ static int stream_flags(size_t n)
     }
     size_t cap = n < 4096 ? 4096 : n;
     GPU_CHECK(cudaMalloc((void **)&stream.ready, cap * sizeof(unsigned)));
-    stream.cap = cap, stream.device = gpu_selected(), stream.epoch = 0, stream.smem_set = 0;
+    stream.cap = cap, stream.device = gpu_selected(), stream.epoch = 0;
     GPU_CHECK(cudaMemsetAsync(stream.ready, 0, cap * sizeof(unsigned), gpu_stream_handle()));
     return 0;
 }
@@ -284,10 +284,6 @@ static int split_streamed(tf32x3_parts *p, const float *a, const float *b, int b
     stream_args s = {(float *)p->a_big, (float *)p->a_small, a, b, stream.ready, stream.epoch,
                      p->m, p->n, p->k, p->kp, bands_a, bands};
     p->ready = stream.ready, p->epoch = stream.epoch;
-    if (!stream.smem_set) {
-        GPU_CHECK(cudaFuncSetAttribute(tf32x3_split_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, STREAM_SMEM));
-        stream.smem_set = 1;
-    }
     return gpu_launch(tf32x3_split_stream, "tf32x3_split_stream", dim3(blocks), dim3(STREAM_THREADS), STREAM_SMEM,
                       __FILE__, __LINE__, s);
 }
@@ -449,16 +445,9 @@ static __global__ void __launch_bounds__(MS_THREADS) tf32x3_mma(tf32x3_parts p)
 }
 
 /* The mp / 64 x np / 128 tiles of c. Grid y is at most 65535: a band of
- * rows is a product of its own, its parts' rows starting further down.
- * The stages take more than the 48 KiB a block has by default: allowed
- * once on each device. */
+ * rows is a product of its own, its parts' rows starting further down. */
 static int run_mma(const tf32x3_parts *p)
 {
-    static unsigned char smem_set[GPU_MAX_DEVICES];
-    if (!smem_set[gpu_selected()]) {
-        GPU_CHECK(cudaFuncSetAttribute(tf32x3_mma, cudaFuncAttributeMaxDynamicSharedMemorySize, MS_SMEM));
-        smem_set[gpu_selected()] = 1;
-    }
     return gpu_for_bands(p->mp, MS_BM, [=](int r0, int rows) {
         tf32x3_parts band = *p;
         band.a_big += (size_t)r0 * p->kp, band.a_small += (size_t)r0 * p->kp, band.c += (size_t)r0 * p->n;
