@@ -371,8 +371,8 @@ extern "C" int gpu_kernel_rows(const cuk_backend *mode, gpu_kernel_row *rows, in
     return count;
 }
 
-/* The functions allowed more than the default, on each device: a handful
- * (the kernels with stages in dynamic shared memory, on each GPU). */
+/* The functions allowed more than the default, each on each device it
+ * ran on: fast's staged kernels and tf32x3's, at most a few dozen. */
 #define MAX_ALLOWED 256
 static struct {
     const void *func;
