@@ -265,11 +265,69 @@ static __device__ __forceinline__ int opaque(int x)
     return x;
 }
 
-/* The thread's 4MI x 8 outputs (its first row r and column c in the
- * tile) into d, written or added (see store4). */
+/* Floats of shared memory a warp's patch holds for store_rows: 32 rows of
+ * its 64 columns. */
+#define FAST_PATCH (32 * 64)
+
+/* The warp's outputs (the thread's 4MI x 8 from row r and column c of d)
+ * into d a row at a time, through the warp's patch of the stages: for rows
+ * that cannot take 16-byte stores. store4's floats one by one had each
+ * store instruction write one float in four of the 32 bytes of each sector
+ * it touched, 8 floats of each of 4 rows; here each writes 32 consecutive
+ * floats of one row (the same problem cost tf32x3's Hopper kernel 6-8 us
+ * of 55 at 1037x1055x1031: PERF.md, ## tf32x3, session 21). 32 rows a
+ * pass, so that a warp needs 8 KB whatever MI is. Every thread of the
+ * block must come: the first barrier frees the stages. Added (add) by the
+ * L2, as store4 adds: the thread that wrote an output before is of the
+ * same warp, and a barrier has passed since. */
 template <int MI>
-static __device__ __forceinline__ void store_tile(const fast_dst &d, const float acc[4 * MI][8], int r, int c, bool add)
+static __device__ void store_rows(const fast_dst &d, const float acc[4 * MI][8], int r, int c, bool add,
+                                  float *stages)
 {
+    int lane = threadIdx.x % 32;
+    int lr = (lane / 8) * 4, lc = (lane % 8) * 4; /* the thread's place in its warp's tile */
+    int wr = r - lr, wc = c - lc;                 /* the warp's corner in d */
+    float *patch = stages + (threadIdx.x / 32) * FAST_PATCH;
+    __syncthreads();
+#pragma unroll
+    for (int pass = 0; pass < MI / 2; pass++) {
+#pragma unroll
+        for (int t = 0; t < 8; t++) {
+            const float *v = acc[pass * 8 + t];
+            float *row = patch + ((t / 4) * 16 + lr + t % 4) * 64;
+            *(float4 *)(row + lc) = make_float4(v[0], v[1], v[2], v[3]);
+            *(float4 *)(row + lc + 32) = make_float4(v[4], v[5], v[6], v[7]);
+        }
+        __syncwarp();
+        int rows = min(32, d.rows - (wr + 32 * pass));
+        for (int i = 0; i < rows; i++) {
+            float *dst = d.at + (size_t)(wr + 32 * pass + i) * d.ld + wc;
+#pragma unroll
+            for (int h = 0; h < 64; h += 32)
+                if (wc + lane + h < d.cols) {
+                    float v = patch[i * 64 + lane + h];
+                    if (add)
+                        atomicAdd(dst + lane + h, v);
+                    else
+                        dst[lane + h] = v;
+                }
+        }
+        __syncwarp();
+    }
+}
+
+/* The thread's 4MI x 8 outputs (its first row r and column c in the
+ * tile) into d, written or added (see store4); through shared memory
+ * (store_rows) where d's rows take no 16-byte stores and the stages are
+ * given, free once every thread has come. */
+template <int MI>
+static __device__ __forceinline__ void store_tile(const fast_dst &d, const float acc[4 * MI][8], int r, int c, bool add,
+                                                  float *stages = nullptr)
+{
+    if (stages && !d.vec) {
+        store_rows<MI>(d, acc, r, c, add, stages);
+        return;
+    }
     r = opaque(r);
 #pragma unroll
     for (int t = 0; t < 4 * MI; t++) {
@@ -297,18 +355,20 @@ static __device__ __forceinline__ fast_dst c_tile(const fast_args &p, int i0, in
  * a slot, is chosen per tile and passed. */
 struct fast_c_whole {
     template <int MI>
-    __device__ void store(const fast_args &p, const float acc[4 * MI][8], int i0, int j0, int r, int c, bool add) const
+    __device__ void store(const fast_args &p, const float acc[4 * MI][8], int i0, int j0, int r, int c, bool add,
+                          float *stages = nullptr) const
     {
         fast_dst d = {p.out + blockIdx.z * p.zstride, p.n, p.m, p.n, p.vec_c};
-        store_tile<MI>(d, acc, i0 + r, j0 + c, add);
+        store_tile<MI>(d, acc, i0 + r, j0 + c, add, stages);
     }
 };
 struct fast_given {
     const fast_dst &d;
     template <int MI>
-    __device__ void store(const fast_args &, const float acc[4 * MI][8], int, int, int r, int c, bool add) const
+    __device__ void store(const fast_args &, const float acc[4 * MI][8], int, int, int r, int c, bool add,
+                          float *stages = nullptr) const
     {
-        store_tile<MI>(d, acc, r, c, add);
+        store_tile<MI>(d, acc, r, c, add, stages);
     }
 };
 
@@ -396,7 +456,14 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
             }
         }
     }
-    where.template store<MI>(p, acc, i0, j0, r, c, steps > fold);
+    /* The last store may have the stages (store_rows): the folds' are made
+     * while later stages are in flight. Not the 16 x 8 kernel's: it is run
+     * for large products, whose stores are a small part, and with
+     * store_rows in it (233 -> 235 registers) 4096^3 ran 0.9% slower
+     * (PERF.md, ## fast, v9). */
+    static_assert(T / 32 * FAST_PATCH * sizeof(float) <= FAST_STAGES * sizeof(fast_stage<BM, BN>),
+                  "the warps' patches fit in the stages");
+    where.template store<MI>(p, acc, i0, j0, r, c, steps > fold, WM == 64 ? nullptr : (float *)st);
 }
 
 /* Blocks of the 4-warp shapes an SM may hold: 2 of 128 x 128 / 64 (227
@@ -489,6 +556,37 @@ static __device__ void sk_fixup(const fast_args &p, int t, int lo, int hi, int i
     store_tile<MI>(d, acc, r, c, false);
 }
 
+/* sk_fixup for rows of c that take no 16-byte stores: the thread's
+ * outputs are every T-th float of the tile, so that a warp's loads and
+ * stores are 32 consecutive floats of a row (the reason for store_rows). The
+ * same sums, in the same order. */
+template <int BM, int BN, int WM>
+static __device__ void sk_fixup_rows(const fast_args &p, int t, int lo, int hi, int ipt, const fast_dst &d)
+{
+    constexpr int T = FAST_THREADS(BM, BN, WM), N = BM * BN / T;
+    static_assert(BN % 32 == 0 && T % BN == 0, "a warp's 32 floats lie in one row, the same columns each round");
+    float acc[N];
+    const float *slot = sk_slot<BM, BN>(p, lo, t, ipt) + threadIdx.x;
+#pragma unroll
+    for (int e = 0; e < N; e++)
+        acc[e] = __ldcg(slot + e * T);
+    for (int g = lo + 1; g <= hi; g++) {
+        slot = sk_slot<BM, BN>(p, g, t, ipt) + threadIdx.x;
+#pragma unroll
+        for (int e = 0; e < N; e++)
+            acc[e] += __ldcg(slot + e * T);
+    }
+    int i = threadIdx.x / BN, j = threadIdx.x % BN;
+    if (j >= d.cols)
+        return;
+    float *o = d.at + (size_t)i * d.ld + j;
+    size_t step = (size_t)(T / BN) * d.ld;
+#pragma unroll
+    for (int e = 0; e < N; e++, o += step)
+        if (i + e * (T / BN) < d.rows)
+            *o = acc[e];
+}
+
 /* Block blockIdx.x's segment from k-step `it` of all tiles' k-steps: tile
  * t at (i0, j0), its k-steps [kb, ke), and the blocks lo..hi that share
  * it. Cheap enough to compute twice: nothing of it need stay in registers
@@ -530,8 +628,14 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
         tile_product<BM, BN, WM, VEC>(p, st, s.i0, s.j0, s.kb * FAST_BK, min(p.k, s.ke * FAST_BK), fast_given{d});
         it = opaque(it);
         s = sk_segment<BM, BN>(p, it);
-        if (s.lo != s.hi && arrived_last(&sk_arrived[s.t], s.hi - s.lo + 1))
-            sk_fixup<BM, BN, WM>(p, s.t, s.lo, s.hi, (p.k + FAST_BK - 1) / FAST_BK, c_tile(p, s.i0, s.j0));
+        if (s.lo != s.hi && arrived_last(&sk_arrived[s.t], s.hi - s.lo + 1)) {
+            fast_dst c = c_tile(p, s.i0, s.j0);
+            int steps = (p.k + FAST_BK - 1) / FAST_BK; /* ipt, not kept through the loop */
+            if (c.vec)
+                sk_fixup<BM, BN, WM>(p, s.t, s.lo, s.hi, steps, c);
+            else
+                sk_fixup_rows<BM, BN, WM>(p, s.t, s.lo, s.hi, steps, c);
+        }
         __syncthreads(); /* every thread is done with the stages before the next tile's copies */
         it += s.ke - s.kb;
         end = opaque(end);
