@@ -49,16 +49,18 @@ static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* One launch of the tiled kernel: out (m x n) = a (m x k) @ b (k x n) over
  * k-slice blockIdx.z, k-slices kchunk wide (a multiple of FAST_BK). a's rows
- * are lda floats apart, b's ldb: k and n, or the padded copies' (see
- * fast_matmul). With one slice out is c; with more, out is slice z's partial
- * product at out + z * zstride, summed by sum_slices. vec_c: out's rows can
- * be written 16 bytes at a time. The stream-K kernel (fast_sgemm_sk) reads
- * share and work instead of kchunk and zstride. */
+ * are lda floats apart, b's ldb, out's ldc: k and n, or the padded copies'
+ * (see fast_matmul), or b's and c's first n columns of wider ones (their
+ * last few columns are gemm_thin's). With one slice out is c; with more,
+ * out is slice z's partial product at out + z * zstride, summed by
+ * sum_slices. vec_c: out's rows can be written 16 bytes at a time. The
+ * stream-K kernel (fast_sgemm_sk) reads share and work instead of kchunk
+ * and zstride. */
 typedef struct {
     float *out;
     const float *a, *b;
     int m, n, k, kchunk;
-    int lda, ldb;
+    int lda, ldb, ldc;
     size_t zstride;
     int vec_c;
     int share;   /* stream-K: k-steps of every block */
@@ -340,7 +342,7 @@ static __device__ __forceinline__ void store_tile(const fast_dst &d, const float
 /* The tile at (i0, j0) of c, or of slice blockIdx.z's partial product. */
 static __device__ __forceinline__ fast_dst c_tile(const fast_args &p, int i0, int j0)
 {
-    fast_dst d = {p.out + blockIdx.z * p.zstride + (size_t)i0 * p.n + j0, p.n, p.m - i0, p.n - j0, p.vec_c};
+    fast_dst d = {p.out + blockIdx.z * p.zstride + (size_t)i0 * p.ldc + j0, p.ldc, p.m - i0, p.n - j0, p.vec_c};
     return d;
 }
 
@@ -358,7 +360,7 @@ struct fast_c_whole {
     __device__ void store(const fast_args &p, const float acc[4 * MI][8], int i0, int j0, int r, int c, bool add,
                           float *stages = nullptr) const
     {
-        fast_dst d = {p.out + blockIdx.z * p.zstride, p.n, p.m, p.n, p.vec_c};
+        fast_dst d = {p.out + blockIdx.z * p.zstride, p.ldc, p.m, p.n, p.vec_c};
         store_tile<MI>(d, acc, i0 + r, j0 + c, add, stages);
     }
 };
@@ -642,13 +644,20 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
     }
 }
 
+/* Where element i of an n-column output goes in c, whose rows are ldc
+ * apart. */
+static __device__ __forceinline__ size_t c_index(size_t i, int n, int ldc)
+{
+    return ldc == n ? i : i / n * ldc + i % n;
+}
+
 /* c = the sum of the `slices` partial products at part, slice after slice:
  * always in the same order, so a result never changes from run to run (no
- * float atomics between blocks). len = m x n; 4 elements a thread where
- * aligned. The unrolled walk issues 8 slices' loads before their adds:
- * with a small output and many slices, the walk's latency is the whole
- * cost. */
-static __global__ void sum_slices(float *c, const float *part, size_t len, int slices, int vec)
+ * float atomics between blocks). len = m x n, c's rows ldc apart; 4
+ * elements a thread where aligned (vec: then ldc == n). The unrolled walk
+ * issues 8 slices' loads before their adds: with a small output and many
+ * slices, the walk's latency is the whole cost. */
+static __global__ void sum_slices(float *c, const float *part, size_t len, int n, int ldc, int slices, int vec)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -669,7 +678,7 @@ static __global__ void sum_slices(float *c, const float *part, size_t len, int s
 #pragma unroll 8
         for (int z = 1; z < slices; z++)
             s += part[z * len + i];
-        c[i] = s;
+        c[c_index(i, n, ldc)] = s;
     }
 }
 
@@ -679,7 +688,7 @@ static __global__ void sum_slices(float *c, const float *part, size_t len, int s
  * outputs; warp w adds slices w, w + SUM_WARPS, ... and shared memory adds
  * the warps' sums in warp order: the same order every run. */
 #define SUM_WARPS 8
-static __global__ void sum_slices_wide(float *c, const float *part, size_t len, int slices)
+static __global__ void sum_slices_wide(float *c, const float *part, size_t len, int n, int ldc, int slices)
 {
     __shared__ float sums[SUM_WARPS][32];
     int lane = threadIdx.x % 32, w = threadIdx.x / 32;
@@ -694,18 +703,20 @@ static __global__ void sum_slices_wide(float *c, const float *part, size_t len, 
         return;
     for (int v = 1; v < SUM_WARPS; v++)
         s += sums[v][lane];
-    c[i] = s;
+    c[c_index(i, n, ldc)] = s;
 }
 
-/* c (len floats) = the sum of the `slices` partial products at part. */
-static int sum_run(float *c, const float *part, size_t len, int slices)
+/* c (m x n, rows ldc apart) = the sum of the `slices` partial products at
+ * part (m x n each). */
+static int sum_run(float *c, int ldc, const float *part, int m, int n, int slices)
 {
+    size_t len = (size_t)m * n;
     if (slices >= 2 * SUM_WARPS) {
-        GPU_LAUNCH(sum_slices_wide, gpu_cdiv((long long)len, 32), SUM_WARPS * 32, 0, c, part, len, slices);
+        GPU_LAUNCH(sum_slices_wide, gpu_cdiv((long long)len, 32), SUM_WARPS * 32, 0, c, part, len, n, ldc, slices);
         return 0;
     }
-    int vec = len % 4 == 0 && aligned16(c) && aligned16(part);
-    GPU_LAUNCH(sum_slices, gpu_grid_1d(vec ? len / 4 : len), GPU_THREADS, 0, c, part, len, slices, vec);
+    int vec = ldc == n && len % 4 == 0 && aligned16(c) && aligned16(part);
+    GPU_LAUNCH(sum_slices, gpu_grid_1d(vec ? len / 4 : len), GPU_THREADS, 0, c, part, len, n, ldc, slices, vec);
     return 0;
 }
 
@@ -958,26 +969,25 @@ static size_t plan_scratch(const fast_plan *pl, int m, int n)
     return pl->slices > 1 ? (size_t)pl->slices * m * n : 0;
 }
 
-/* Run plan pl on a (rows lda apart) and b (ldb): the tiled kernel, and the
- * sum of the slices if split; or the stream-K kernel; work: plan_scratch's
- * floats, or NULL where it needs none. */
-static int run_plan(const fast_plan *pl, float *c, const float *a, int lda, const float *b, int ldb, int m, int n,
-                    int k, float *work)
+/* Run plan pl on a (rows lda apart) and b (ldb) into c (ldc): the tiled
+ * kernel, and the sum of the slices if split; or the stream-K kernel;
+ * work: plan_scratch's floats, or NULL where it needs none. */
+static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m,
+                    int n, int k, float *work)
 {
     const fast_config *f = pl->cfg;
-    size_t len = (size_t)m * n;
-    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, lda, ldb, 0, 0, pl->share, NULL};
+    fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, lda, ldb, ldc, 0, 0, pl->share, NULL};
     if (pl->streamk)
         p.work = work;
     else if (pl->slices > 1)
-        p.out = work, p.zstride = len;
-    p.vec_c = n % 4 == 0 && aligned16(p.out);
+        p.out = work, p.zstride = (size_t)m * n, p.ldc = n;
+    p.vec_c = p.ldc % 4 == 0 && aligned16(p.out);
     unsigned blocks = pl->streamk ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
     if (gpu_launch(f->kernel[pl->streamk][pl->vec], f->name[pl->streamk][pl->vec],
                    dim3(blocks, 1, pl->streamk ? 1 : pl->slices), dim3(f->threads), f->smem, __FILE__, __LINE__,
                    p) != 0)
         return -1;
-    return !pl->streamk && pl->slices > 1 ? sum_run(c, p.out, len, pl->slices) : 0;
+    return !pl->streamk && pl->slices > 1 ? sum_run(c, ldc, p.out, m, n, pl->slices) : 0;
 }
 
 /* --- rows that are not 16-byte aligned ------------------------------------------- */
@@ -1071,21 +1081,41 @@ static int want_padded(const fast_plans *pp, int m, int n, int k, int pad_a, int
  * aligned, the copies and the plan's work in one stretch of scratch: 0,
  * -1 with the error set, or 1 where the scratch could not be had (nothing
  * done, no error: run raw). */
-static int run_padded(const fast_plan *pl, float *c, const float *a, const float *b, int m, int n, int k,
-                      int pad_a, int pad_b)
+static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, const float *b, int ldb_in, int m, int n,
+                      int k, int pad_a, int pad_b)
 {
-    int lda = pad_a ? round4(k) : k, ldb = pad_b ? round4(n) : n;
+    int lda = pad_a ? round4(k) : k, ldb = pad_b ? round4(n) : ldb_in;
     size_t fa = pad_a ? (size_t)m * lda : 0, fb = pad_b ? (size_t)k * ldb : 0;
     float *buf;
     int got = gpu_scratch_try((void **)&buf, (fa + fb + plan_scratch(pl, m, n)) * sizeof(float));
     if (got != 0)
         return got;
-    fast_pad_job ja = {buf, a, pad_a ? m : 0, k, k, lda}, jb = {buf + fa, b, pad_b ? k : 0, n, n, ldb};
+    fast_pad_job ja = {buf, a, pad_a ? m : 0, k, k, lda}, jb = {buf + fa, b, pad_b ? k : 0, n, ldb_in, ldb};
     if (!pad_a) /* one job: b's */
         ja = jb, jb.rows = 0;
     if (pad_run(&ja, &jb) != 0)
         return -1;
-    return run_plan(pl, c, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb);
+    return run_plan(pl, c, ldc, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb);
+}
+
+/* c (m x n, rows ldc apart) = a (m x k) @ b (k x n, rows ldb apart) by the
+ * plans: raw, or through padded copies where `set align` wants them. */
+static int tiled_product(float *c, int ldc, const float *a, const float *b, int ldb, int m, int n, int k)
+{
+    const fast_plans *pp = plans_for(m, n, k);
+    int pad_a = k % 4 != 0 || !aligned16(a), pad_b = ldb % 4 != 0 || !aligned16(b);
+    if ((pad_a || pad_b) && want_padded(pp, m, n, k, pad_a, pad_b)) {
+        int rc = run_padded(&pp->padded, c, ldc, a, b, ldb, m, n, k, pad_a, pad_b);
+        if (rc <= 0)
+            return rc;
+    }
+    fast_plan pl = pp->raw;
+    pl.vec = !pad_a && !pad_b;
+    float *work = NULL;
+    size_t need = plan_scratch(&pl, m, n);
+    if (need && gpu_scratch((void **)&work, need * sizeof(float)) != 0)
+        return -1;
+    return run_plan(&pl, c, ldc, a, k, b, ldb, m, n, k, work);
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -1250,6 +1280,213 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
     return 0;
 }
 
+/* --- thin products: a few columns --------------------------------------------------- */
+
+/* A product whose b has at most THIN_MAX columns, or the last few columns
+ * of a wider one whose other columns fill tiles of 64 exactly: at n = 67
+ * the tiles' 128 columns did 61 for nothing, and 4099x4093x67 ran at 0.76
+ * of cuBLAS (PERF.md, ## fast, v9). Such a product reads a once and uses
+ * each float of it for every column: it runs at the memory's bandwidth,
+ * as the matrix-vector kernels do. A block's 8 warps take THIN_RW rows of
+ * a each, a warp's lanes 32 floats apart along k, each lane with 16 of a's
+ * floats in flight; b's columns (w rounded up to W, 4 or 8) for the
+ * block's slice of k are staged in shared memory (up to THIN_SMEM bytes at
+ * a time), each staged float serving the block's 32 rows. k is cut into
+ * slices so that the row groups fill the blocks the SMs hold in one wave,
+ * and so that a slice's piece of b is staged at once: at 4099x4093x3 a
+ * first version (4 slices, 516 blocks for 396 places, b staged 512 rows
+ * at a time, a barrier each) ran 0.050 ms on the H200, this one's layout
+ * 0.037. The lanes' first loads are issued before b's piece is staged, and
+ * each batch's loads during the last one's arithmetic (1000000x64x4: 0.234
+ * -> 0.167 ms on the H100; PERF.md, ## fast, v9). Each slice's sums go to
+ * scratch, and the last slice of a row group to arrive adds them in slice
+ * order (as gemv_cols): the same bits whatever the order of arrival. */
+#define THIN_MAX 8
+#define THIN_RW 4                             /* rows of a a warp: its THIN_RW x W sums, one a lane */
+#define THIN_ROWS (GEMV_WARPS * THIN_RW)      /* rows of a a block */
+#define THIN_BATCH 4                          /* steps of 32 along k whose loads a lane issues at once */
+#define THIN_SMEM 49152                       /* under every GPU's default */
+static __device__ unsigned thin_arrived[FAST_SK_TILES];
+
+/* The sum of v over the warp, in every lane. */
+static __device__ __forceinline__ float warp_total(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* One k of the lane's THIN_RW rows: x, a's values, times the W columns of
+ * b's row at bq (W / 4 float4s, kstage apart). */
+template <int W>
+static __device__ __forceinline__ void thin_step(float acc[THIN_RW][W], const float *x, const float4 *bq, int kstage)
+{
+#pragma unroll
+    for (int h = 0; h < W / 4; h++) {
+        float4 y = bq[h * kstage];
+#pragma unroll
+        for (int r = 0; r < THIN_RW; r++) {
+            acc[r][4 * h] = fmaf(x[r], y.x, acc[r][4 * h]);
+            acc[r][4 * h + 1] = fmaf(x[r], y.y, acc[r][4 * h + 1]);
+            acc[r][4 * h + 2] = fmaf(x[r], y.z, acc[r][4 * h + 2]);
+            acc[r][4 * h + 3] = fmaf(x[r], y.w, acc[r][4 * h + 3]);
+        }
+    }
+}
+
+/* A lane's batch of a's floats: THIN_BATCH steps of 32 from q on, below kc,
+ * of its THIN_RW rows from k0. Read once: evict-first, to keep them from
+ * crowding L2. */
+static __device__ __forceinline__ void thin_load(float x[THIN_BATCH][THIN_RW], const float *const *ar, int k0, int q,
+                                                 int kc)
+{
+#pragma unroll
+    for (int u = 0; u < THIN_BATCH; u++)
+#pragma unroll
+        for (int r = 0; r < THIN_RW; r++)
+            x[u][r] = q + 32 * u < kc ? __ldcs(ar[r] + k0 + q + 32 * u) : 0.0f;
+}
+
+/* c (m x w, rows ldc apart) = a (m x k, rows lda apart) @ b (k x w, rows
+ * ldb apart), w <= W, over k-slices kchunk deep (blockIdx.y), b's rows
+ * staged kstage at a time; part: the slices' sums, W a row. */
+template <int W>
+static __global__ void __launch_bounds__(GEMV_WARPS * 32)
+    gemm_thin(float *c, int ldc, float *part, const float *a, int lda, const float *b, int ldb, int m, int k, int w,
+              int kchunk, int kstage)
+{
+    extern __shared__ float4 smem_raw[]; /* [j / 4][q]: b's row q, columns j..j+3, of the piece staged */
+    int lane = threadIdx.x % 32, row0 = blockIdx.x * THIN_ROWS + threadIdx.x / 32 * THIN_RW;
+    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
+    const float *ar[THIN_RW]; /* rows past m read row m - 1, and are not stored */
+    float acc[THIN_RW][W];
+#pragma unroll
+    for (int r = 0; r < THIN_RW; r++) {
+        ar[r] = a + (size_t)min(row0 + r, m - 1) * lda;
+#pragma unroll
+        for (int j = 0; j < W; j++)
+            acc[r][j] = 0.0f;
+    }
+    for (int k0 = kbeg; k0 < kend; k0 += kstage) {
+        int kc = min(kstage, kend - k0);
+        float x[THIN_BATCH][THIN_RW];
+        thin_load(x, ar, k0, lane, kc); /* on their way while b's piece is staged */
+        __syncthreads();                /* every warp is done with the last piece */
+        for (int i = threadIdx.x; i < kc * W; i += blockDim.x) {
+            int q = i / W, j = i % W;
+            ((float *)&smem_raw[j / 4 * kstage + q])[j % 4] = j < w ? b[(size_t)(k0 + q) * ldb + j] : 0.0f;
+        }
+        __syncthreads();
+        for (int q = lane; q < kc; q += 32 * THIN_BATCH) {
+            float next[THIN_BATCH][THIN_RW];
+            thin_load(next, ar, k0, q + 32 * THIN_BATCH, kc); /* in flight during this batch's arithmetic */
+#pragma unroll
+            for (int u = 0; u < THIN_BATCH; u++)
+                if (q + 32 * u < kc)
+                    thin_step<W>(acc, x[u], smem_raw + q + 32 * u, kstage);
+#pragma unroll
+            for (int u = 0; u < THIN_BATCH; u++)
+#pragma unroll
+                for (int r = 0; r < THIN_RW; r++)
+                    x[u][r] = next[u][r];
+        }
+    }
+    /* Lane r W + j keeps row r's column j: to c, or with several slices to
+     * part. */
+    float mine = 0.0f;
+#pragma unroll
+    for (int r = 0; r < THIN_RW; r++)
+#pragma unroll
+        for (int j = 0; j < W; j++) {
+            float t = warp_total(acc[r][j]);
+            mine = lane == r * W + j ? t : mine;
+        }
+    int row = row0 + lane / W, j = lane % W;
+    if (lane < THIN_RW * W && row < m && (gridDim.y > 1 || j < w)) {
+        if (gridDim.y == 1)
+            c[(size_t)row * ldc + j] = mine;
+        else
+            part[((size_t)blockIdx.y * m + row) * W + j] = mine;
+    }
+    if (gridDim.y == 1 || !arrived_last(&thin_arrived[blockIdx.x], gridDim.y))
+        return;
+    for (int e = threadIdx.x; e < THIN_ROWS * W; e += blockDim.x) {
+        int row = blockIdx.x * THIN_ROWS + e / W, j = e % W;
+        if (row >= m || j >= w)
+            continue;
+        float s = __ldcg(part + (size_t)row * W + j);
+        for (unsigned z = 1; z < gridDim.y; z++)
+            s += __ldcg(part + ((size_t)z * m + row) * W + j);
+        c[(size_t)row * ldc + j] = s;
+    }
+}
+
+/* c (m x w, rows ldc apart) = a (m x k) @ b (k x w, rows ldb apart), w <=
+ * THIN_MAX: as many k-slices as the row groups leave places for in one
+ * wave, each at least 256 deep (8 floats a lane), and at least enough for
+ * each slice's piece of b to be staged at once; one where the row groups
+ * are too many to count (then pieces of b). */
+static int thin_run(float *c, int ldc, const float *a, const float *b, int ldb, int m, int k, int w)
+{
+    static int held[2]; /* blocks of gemm_thin<4>, <8> an SM holds; 0: not asked yet */
+    int wide = w > 4 ? 8 : 4, most_rows = THIN_SMEM / (wide * (int)sizeof(float));
+    const void *kernel = wide == 4 ? (const void *)gemm_thin<4> : (const void *)gemm_thin<8>;
+    int per_sm = held[wide / 8] ? held[wide / 8] : gpu_blocks_per_sm(kernel, GEMV_WARPS * 32, THIN_SMEM);
+    if (per_sm < 1)
+        return -1;
+    held[wide / 8] = per_sm;
+    unsigned groups = gpu_cdiv(m, THIN_ROWS);
+    long long fill = (long long)per_sm * gpu_sm_count() / groups, deep = (k + 255) / 256;
+    long long slices = fill < deep ? fill : deep, fit = (k + most_rows - 1) / most_rows;
+    slices = slices < fit ? fit : slices;
+    slices = groups > FAST_SK_TILES || slices < 1 ? 1 : slices > GPU_MAX_GRID_Y ? GPU_MAX_GRID_Y : slices;
+    int kchunk = (int)((k + slices - 1) / slices), kstage = kchunk < most_rows ? kchunk : most_rows;
+    slices = (k + kchunk - 1) / kchunk;
+    float *part = NULL;
+    if (slices > 1 && gpu_scratch((void **)&part, (size_t)slices * m * wide * sizeof(float)) != 0)
+        return -1;
+    dim3 grid(groups, (unsigned)slices);
+    size_t smem = (size_t)kstage * wide * sizeof(float);
+    if (wide == 4)
+        GPU_LAUNCH(gemm_thin<4>, grid, GEMV_WARPS * 32, smem, c, ldc, part, a, k, b, ldb, m, k, w, kchunk, kstage);
+    else
+        GPU_LAUNCH(gemm_thin<8>, grid, GEMV_WARPS * 32, smem, c, ldc, part, a, k, b, ldb, m, k, w, kchunk, kstage);
+    return 0;
+}
+
+/* The estimate of thin_run, in plan_cost's units: a read once at the
+ * memory's rate, and a launch; times FAST_THIN_SCALE, since the plans'
+ * units count multiply-adds at the SMs' full rate, which the tiled kernels
+ * reach about half of (4099x4093x67: estimated 77 us, ran 147 on the H100;
+ * its first 64 columns alone: 44 and 96 on the H200), while a read runs at
+ * about the rate counted. */
+#define FAST_THIN_SCALE 0.5
+static double thin_cost(int m, int k)
+{
+    return FAST_THIN_SCALE * (FAST_COPY_START + FAST_COPY_PER_BYTE * 4.0 * m * k);
+}
+
+/* How many of b's last columns go to the thin kernel: all of them where
+ * there are at most THIN_MAX; else the n % 64 past the last whole tile of
+ * 64 where they are that few and the two products' estimates come under
+ * FAST_THIN_UNDER of the whole one's; else none. The margin: estimates of
+ * different plans are several percent out against each other; splits
+ * estimated 7% and 5% cheaper ran 11% slower (4097x333x4097) and no
+ * faster (1037x1055x1031), while those at 4099x4093x67 and 3000x4000x65,
+ * estimated 23% and 26% cheaper, ran faster (PERF.md, v9). */
+#define FAST_THIN_UNDER 0.85
+static int thin_cols(int m, int n, int k)
+{
+    if (n <= THIN_MAX)
+        return n;
+    int w = n % 64;
+    if (w == 0 || w > THIN_MAX)
+        return 0;
+    double whole = plans_for(m, n, k)->raw_cost; /* plans_for's answers last until its next call */
+    return plans_for(m, n - w, k)->raw_cost + thin_cost(m, k) < FAST_THIN_UNDER * whole ? w : 0;
+}
+
 /* --- the entry point -------------------------------------------------------------- */
 
 extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int n, int k)
@@ -1265,18 +1502,8 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
         return gemv_cols_run(c, a, b, n, k);
     if (configs_ready() != 0)
         return -1;
-    const fast_plans *pp = plans_for(m, n, k);
-    int pad_a = k % 4 != 0 || !aligned16(a), pad_b = n % 4 != 0 || !aligned16(b);
-    if ((pad_a || pad_b) && want_padded(pp, m, n, k, pad_a, pad_b)) {
-        int rc = run_padded(&pp->padded, c, a, b, m, n, k, pad_a, pad_b);
-        if (rc <= 0)
-            return rc;
-    }
-    fast_plan pl = pp->raw;
-    pl.vec = !pad_a && !pad_b;
-    float *work = NULL;
-    size_t need = plan_scratch(&pl, m, n);
-    if (need && gpu_scratch((void **)&work, need * sizeof(float)) != 0)
+    int w = thin_cols(m, n, k), n0 = n - w;
+    if (n0 > 0 && tiled_product(c, n, a, b, n, m, n0, k) != 0)
         return -1;
-    return run_plan(&pl, c, a, k, b, n, m, n, k, work);
+    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w) : 0;
 }

@@ -18,6 +18,10 @@
  *                          error, and the variants without 1037x1055x1031
  *   gpu_test --fast-mem    only mode fast's memory-bound kernels, called
  *                          directly (with --sanitizer: not at 2^24 + 1)
+ *   gpu_test --fast-gemm   only mode fast's product: the shapes (with
+ *                          --quick the small ones), the long k, the thin
+ *                          products and the folded sums; a short run for
+ *                          the sanitizers
  *   gpu_test --tc          only the tensor-core modes, tf32 and tf32x3 (and
  *                          the variant `set tc mma`); with the others too
  *   gpu_test --multi       only mode multi, every matrix of 4 MiB and more
@@ -69,6 +73,12 @@ static const int products[][3] = {{1, 1, 300}, {1, 40, 13}, {77, 1, 9}, {5, 7, 1
  * slices, summed by the kernel that spreads them over a block's warps (its
  * running sums folded every 1024 of k are covered by 2048^3 above). */
 static const int fast_long_k[][3] = {{20, 5000, 24}, {3, 4099, 5}};
+/* fast's thin products (kernels/gpu_fast.cu, gemm_thin): b of 2 to 8
+ * columns, in one k-slice or many (70 x 20000 x 5: 132 slices); and the
+ * last n % 64 columns of a wider b beside the tiles' product, c's rows then
+ * 65 floats apart (3000 x 4000 x 65). */
+static const int fast_thin[][3] = {{777, 1031, 3}, {5, 9, 7},      {70, 20000, 5},  {4099, 300, 4},
+                                   {2, 3, 2},      {1000, 200, 8}, {3000, 4000, 65}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -958,6 +968,28 @@ static void tf32x3_error_vs_fp32(void)
     CHECKF(e3 <= 2 * e1, "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e3, e1);
 }
 
+/* m x k x n twice in mode fast (after `set`, undone by `unset` after; ""
+ * for none): the same bits both times, and at most twice cuBLAS FP32's
+ * error against float64 on the same inputs. */
+static void fast_twice(int m, int k, int n, const char *set, const char *unset)
+{
+    char src[320];
+    snprintf(src, sizeof src,
+             "A = rand(%d, %d); B = rand(%d, %d); mode cublas; R = A @ B; mode fast; %sC1 = A @ B; C2 = A @ B; "
+             "%smode tiled;",
+             m, k, k, n, set, unset);
+    cuk_matrix *a, *b, *c1, *c2;
+    if (run_pair(src, "A", "B", &a, &b) != 0 || !(c1 = ws_get(&oc_s->ws, "C1")) || !mat_host(c1) ||
+        !(c2 = ws_get(&oc_s->ws, "C2")) || !mat_host(c2)) {
+        CHECKF(0, "%dx%dx%d: the product or its copy back failed", m, k, n);
+        return;
+    }
+    CHECKF(!memcmp(c1->host, c2->host, (size_t)m * n * sizeof(float)), "%dx%dx%d: two results for one product", m, k,
+           n);
+    double ef = product_error("C1", a->host, b->host, m, k, n), er = product_error("R", a->host, b->host, m, k, n);
+    CHECKF(ef <= 2 * er, "%dx%dx%d: fast's error %.3g, more than twice cuBLAS FP32's %.3g", m, k, n, ef, er);
+}
+
 /* fast's running sums go into their outputs every 1024 of k as adds made
  * in the L2 (kernels/gpu_fast.cu, add4), each by the thread that wrote the
  * place: the same product twice agrees bit for bit, and its error against
@@ -967,24 +999,39 @@ static void tf32x3_error_vs_fp32(void)
 static void fast_fold(void)
 {
     static const int folded[][3] = {{260, 4096, 264}, {257, 2101, 259}, {129, 4099, 257}};
-    for (size_t i = 0; i < sizeof folded / sizeof folded[0]; i++) {
-        int m = folded[i][0], k = folded[i][1], n = folded[i][2];
-        char src[256];
-        snprintf(src, sizeof src,
-                 "A = rand(%d, %d); B = rand(%d, %d); mode cublas; R = A @ B; mode fast; set align off; "
-                 "C1 = A @ B; C2 = A @ B; set align auto; mode tiled;",
-                 m, k, k, n);
-        cuk_matrix *a, *b, *c1, *c2;
-        if (run_pair(src, "A", "B", &a, &b) != 0 || !(c1 = ws_get(&oc_s->ws, "C1")) || !mat_host(c1) ||
-            !(c2 = ws_get(&oc_s->ws, "C2")) || !mat_host(c2)) {
-            CHECKF(0, "%dx%dx%d: the product or its copy back failed", m, k, n);
-            continue;
-        }
-        CHECKF(!memcmp(c1->host, c2->host, (size_t)m * n * sizeof(float)), "%dx%dx%d: two results for one product",
-               m, k, n);
-        double ef = product_error("C1", a->host, b->host, m, k, n), er = product_error("R", a->host, b->host, m, k, n);
-        CHECKF(ef <= 2 * er, "%dx%dx%d: fast's error %.3g, more than twice cuBLAS FP32's %.3g", m, k, n, ef, er);
+    for (size_t i = 0; i < sizeof folded / sizeof folded[0]; i++)
+        fast_twice(folded[i][0], folded[i][1], folded[i][2], "set align off; ", "set align auto; ");
+}
+
+/* fast_thin's products ran the thin kernel, twice with the same bits (its
+ * k-slices are added in a fixed order whichever arrives last), with at
+ * most twice cuBLAS FP32's error against float64. */
+static void fast_thin_products(void)
+{
+    for (size_t i = 0; i < sizeof fast_thin / sizeof fast_thin[0]; i++) {
+        int m = fast_thin[i][0], k = fast_thin[i][1], n = fast_thin[i][2];
+        int before = launches("fast", "gemm_thin<4>") + launches("fast", "gemm_thin<8>");
+        fast_twice(m, k, n, "", "");
+        int ran = launches("fast", "gemm_thin<4>") + launches("fast", "gemm_thin<8>") - before;
+        CHECKF(ran == 2, "%dx%dx%d: the thin kernel ran %d times for two products", m, k, n, ran);
     }
+}
+
+/* Mode fast's products beyond the shapes every mode runs: the long k, the
+ * thin products, the folded sums; first the products at the first nshapes
+ * shapes and `products` (--fast-gemm, where nothing else runs them). */
+static void fast_gemm_cases(int nshapes)
+{
+    for (int i = 0; i < nshapes; i++)
+        oc_matmul_case("fast", shapes[i][0], shapes[i][1], shapes[i][2]);
+    for (size_t i = 0; nshapes && i < sizeof products / sizeof products[0]; i++)
+        oc_matmul_case("fast", products[i][0], products[i][1], products[i][2]);
+    for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
+        oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
+    for (size_t i = 0; i < sizeof fast_thin / sizeof fast_thin[0]; i++)
+        oc_matmul_case("fast", fast_thin[i][0], fast_thin[i][1], fast_thin[i][2]);
+    check_run("gpu_fast_thin", fast_thin_products);
+    check_run("gpu_fast_fold", fast_fold);
 }
 
 /* The same product twice, bit for bit: the Hopper kernel's slices of a
@@ -1105,11 +1152,12 @@ static void multi_cases(int nshapes, const char *tag)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, sanitizer = 0, fast_mem = 0, tc = 0, multi = 0, ooc = 0;
+    int quick = 0, sanitizer = 0, fast_mem = 0, fast_gemm = 0, tc = 0, multi = 0, ooc = 0;
     for (int i = 1; i < argc; i++) {
         quick |= !strcmp(argv[i], "--quick");
         sanitizer |= !strcmp(argv[i], "--sanitizer");
         fast_mem |= !strcmp(argv[i], "--fast-mem");
+        fast_gemm |= !strcmp(argv[i], "--fast-gemm");
         tc |= !strcmp(argv[i], "--tc");
         multi |= !strcmp(argv[i], "--multi");
         ooc |= !strcmp(argv[i], "--out-of-core");
@@ -1125,7 +1173,7 @@ int main(int argc, char **argv)
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
-                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_fold"};
+                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -1139,6 +1187,11 @@ int main(int argc, char **argv)
         fm_nlens = FM_NLENS_SANITIZER;
     if (fast_mem) {
         fast_mem_cases();
+        session_free(oc_s);
+        return check_exit();
+    }
+    if (fast_gemm) {
+        fast_gemm_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]));
         session_free(oc_s);
         return check_exit();
     }
@@ -1163,9 +1216,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
             oc_matmul_case(gpu_modes[m], products[i][0], products[i][1], products[i][2]);
     }
-    for (size_t i = 0; i < sizeof fast_long_k / sizeof fast_long_k[0]; i++)
-        oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
-    check_run("gpu_fast_fold", fast_fold);
+    fast_gemm_cases(0);
     tc_cases(nshapes);
     multi_cases(nshapes, NULL);
     variant_cases(!quick && !sanitizer, NULL);

@@ -250,7 +250,8 @@ static void kernels_read_every_value(void)
     struct dirent *e;
     CHECK(d != NULL);
     while (d && (e = readdir(d))) {
-        char path[300], text[1 << 16];
+        static char text[1 << 18];
+        char path[300];
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
             continue;
