@@ -6,7 +6,8 @@
  * to fill the chip, or run as stream-K when the tiles do not divide evenly
  * among the SMs; operands whose rows are not 16-byte aligned read a float
  * at a time or, where it pays, copied into padded rows first (`set
- * align`); matrix-vector kernels for the 1 x N and N x 1 products, which
+ * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
+ * thin kernel for b of at most 8 columns (and a wide b's last few), which
  * are bound by memory bandwidth, not arithmetic. kernels/PERF.md (## fast)
  * records what each version measured. */
 #include "kernels/gpu_async.h"
