@@ -11,6 +11,7 @@
  * are bound by memory bandwidth, not arithmetic. kernels/PERF.md (## fast)
  * records what each version measured. */
 #include "kernels/gpu_async.h"
+#include "kernels/gpu_fold.h"
 #include "kernels/gpu_internal.h"
 #include "kernels/variants.h"
 
@@ -1290,9 +1291,10 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
  * each float of it for every column: it runs at the memory's bandwidth,
  * as the matrix-vector kernels do. A block's 8 warps take THIN_RW rows of
  * a each, a warp's lanes 32 floats apart along k, each lane with two
- * batches of a's floats in flight (THIN_BATCH); b's columns (w rounded up to W, 4 or 8) for the
- * block's slice of k are staged in shared memory (up to THIN_SMEM bytes at
- * a time), each staged float serving the block's 32 rows. k is cut into
+ * batches of a's floats in flight (THIN_BATCH); b's columns (w rounded up
+ * to W, 4 or 8) for the block's slice of k are staged in shared memory (up
+ * to THIN_SMEM bytes at a time), each staged float serving the block's 32
+ * rows. k is cut into
  * slices so that the row groups fill the blocks the SMs hold in one wave,
  * and so that a slice's piece of b is staged at once: at 4099x4093x3 a
  * first version (4 slices, 516 blocks for 396 places, b staged 512 rows
@@ -1311,15 +1313,6 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
 #define THIN_BATCH(W) (16 / (W))
 #define THIN_SMEM 49152                       /* under every GPU's default */
 static __device__ unsigned thin_arrived[FAST_SK_TILES];
-
-/* The sum of v over the warp, in every lane. */
-static __device__ __forceinline__ float warp_total(float v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
 
 /* One k of the lane's THIN_RW rows: x, a's values, times the W columns of
  * b's row at bq (W / 4 float4s, kstage apart). */

@@ -1,7 +1,8 @@
 /* gpu_fold.h - folding many floats into one on the device, shared by the
- * reductions of tiled (gpu_tiled_reduce.cu) and fast (gpu_fast_mem.cu):
- * the rules (sum, sum of squares, dot, min, max), their identities, and
- * the warp-shuffle fold of a warp and of a block. Include from .cu only. */
+ * reductions of tiled (gpu_tiled_reduce.cu) and fast (gpu_fast_mem.cu,
+ * and gpu_fast.cu's thin products): the rules (sum, sum of squares, dot,
+ * min, max), their identities, and the warp-shuffle fold of a warp and of
+ * a block. Include from .cu only. */
 #ifndef CUK_GPU_FOLD_H
 #define CUK_GPU_FOLD_H
 
@@ -41,6 +42,17 @@ template <int K> static __device__ __forceinline__ float warp_fold(float v)
 {
     for (int off = WARP / 2; off > 0; off /= 2)
         v = combine<K>(v, __shfl_down_sync(0xffffffffu, v, off));
+    return v;
+}
+
+/* A warp's 32 values added, the sum in every lane: the butterfly of
+ * __shfl_xor_sync, 16 -> 8 -> 4 -> 2 -> 1 apart, where warp_fold's lanes
+ * read down and only lane 0 ends with it. For a warp that hands out many
+ * sums, a lane each (fast's thin products). */
+static __device__ __forceinline__ float warp_total(float v)
+{
+    for (int off = WARP / 2; off > 0; off /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
     return v;
 }
 
