@@ -4,8 +4,9 @@
  * block) fed by a cp.async pipeline, its running sums folded into the
  * output every 1024 of k, split along k when the output has too few tiles
  * to fill the chip, or run as stream-K when the tiles do not divide evenly
- * among the SMs; operands whose rows are not 16-byte aligned read a float
- * at a time or, where it pays, copied into padded rows first (`set
+ * among the SMs; a's tile copied into shared memory 4 bytes at a time
+ * (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
+ * aligned, else 4 or, where it pays, from a copy in padded rows (`set
  * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
  * thin kernel for b of at most 8 columns (and a wide b's last few), which
  * are bound by memory bandwidth, not arithmetic. kernels/PERF.md (## fast)
@@ -91,9 +92,10 @@ template <int BM, int BN> struct fast_stage {
     float bs[FAST_BK][BN];
 };
 
-/* Where one thread's share of each stage comes from. a: NA 16-byte pieces
- * (4 consecutive q of one row) of rows ra + t * T / 4; the pieces pass
- * through registers to be stored transposed, which cp.async cannot do. b:
+/* Where one thread's share of each stage comes from. a (the 16 x 8
+ * kernel; the others copy it with copy_a): NA 16-byte pieces (4
+ * consecutive q of one row) of rows ra + t * T / 4, through registers to
+ * be stored transposed, which a 16-byte cp.async cannot do. b:
  * cp.async straight into shared memory, 16 bytes (VEC) or 4 at a time,
  * rows qb + t * (rows a round of the block covers). Pointers are to k = 0 of
  * the thread's first row (a) or column (b), so a stage adds only its k0:
@@ -161,6 +163,45 @@ static __device__ __forceinline__ void store_a(fast_stage<BM, BN> *st, const flo
         st->as[L.qa + 1][i] = v[t].y;
         st->as[L.qa + 2][i] = v[t].z;
         st->as[L.qa + 3][i] = v[t].w;
+    }
+}
+
+/* x, which the compiler cannot see through: addresses computed from it
+ * are computed where they are used, not hoisted out of the k loop into
+ * registers the accumulators need. */
+static __device__ __forceinline__ int opaque(int x)
+{
+    asm volatile("mov.b32 %0, %0;" : "+r"(x));
+    return x;
+}
+
+/* a's tile at k0 by cp.async, straight into its k-major place, 4 bytes a
+ * copy (no 16-byte copy can transpose): lane l copies k-row q0 + l / 4 of
+ * rows i + l % 4 of the tile (i: 4 w, then every 4 W rows), then the same
+ * 8 q further on. So a warp's copy reads 4 rows x 32 contiguous bytes
+ * (4 whole sectors), and its 32 stores fall in 32 banks: as[q][i] is bank
+ * 4 q + i (BM % 32 == 0, 4 floats of padding). Nothing passes through
+ * registers, and a's floats past k or m are zero-filled whatever the
+ * alignment, so VEC and unaligned a copy alike. */
+template <int BM, int BN, int T>
+static __device__ __forceinline__ void copy_a(fast_stage<BM, BN> *st, const fast_args &p, int i0, int k0, int kend)
+{
+    constexpr int W = T / 32, N = BM * FAST_BK / T;
+    static_assert(FAST_APAD == 4 && BM % 32 == 0 && N % 2 == 0 && BM % (4 * W) == 0,
+                  "copy_a's lanes map to 32 banks and whole rows");
+    int lane = threadIdx.x % 32;
+    int i = lane % 4 + 4 * (threadIdx.x / 32), q = lane / 4;
+    /* Addresses walked from one pointer, the step made opaque: hoisted out
+     * of the k loop, the N / 2 row pointers took 11 more registers. */
+    size_t step = (size_t)opaque(4 * W) * p.lda;
+    const float *src = p.a + (size_t)(i0 + i) * p.lda + k0 + q;
+    int rows = p.m - i0 - i, qs = kend - k0 - q;
+#pragma unroll
+    for (int u = 0; u < N; u += 2) {
+        bool row_ok = 4 * W * (u / 2) < rows;
+        copy_async<4>(&st->as[q][i + 4 * W * (u / 2)], row_ok && 0 < qs ? src : p.a, row_ok && 0 < qs);
+        copy_async<4>(&st->as[q + 8][i + 4 * W * (u / 2)], row_ok && 8 < qs ? src + 8 : p.a, row_ok && 8 < qs);
+        src += step;
     }
 }
 
@@ -260,15 +301,6 @@ static __device__ __forceinline__ void store4(const fast_dst &d, int i, int j, c
             dst[t] = v[t];
 }
 
-/* x, which the compiler cannot see through: addresses computed from it
- * are computed where they are used, not hoisted out of the k loop into
- * registers the accumulators need. */
-static __device__ __forceinline__ int opaque(int x)
-{
-    asm volatile("mov.b32 %0, %0;" : "+r"(x));
-    return x;
-}
-
 /* Floats of shared memory a warp's patch holds for store_rows: 32 rows of
  * its 64 columns. */
 #define FAST_PATCH (32 * 64)
@@ -366,15 +398,6 @@ struct fast_c_whole {
         store_tile<MI>(d, acc, i0 + r, j0 + c, add, stages);
     }
 };
-struct fast_given {
-    const fast_dst &d;
-    template <int MI>
-    __device__ void store(const fast_args &, const float acc[4 * MI][8], int, int, int r, int c, bool add,
-                          float *stages = nullptr) const
-    {
-        store_tile<MI>(d, acc, r, c, add, stages);
-    }
-};
 
 /* A running sum starts (again) from zero. */
 template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 * MI][8])
@@ -390,17 +413,22 @@ template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 *
  * into d: BM / WM x BN / 64 warps of WM x 64 outputs. Each k step waits
  * for its stage, starts the copies of the stage FAST_STAGES - 1 ahead
  * (into the buffer every thread finished with before the barrier), does 16
- * x 64 multiply-adds per thread from shared memory, then stores the a
- * pieces of that later stage, whose loads had the step's arithmetic to
- * arrive. Every FAST_FOLD of k the accumulators go into d (the first
- * time written, then added: the same thread, in the same order every run)
- * and start again from zero. */
+ * x 64 multiply-adds per thread from shared memory, then (the 16 x 8
+ * kernel) stores the a pieces of that later stage, whose loads had the
+ * step's arithmetic to arrive. Every FAST_FOLD of k the accumulators go
+ * into d (the first time written, then added: the same thread, in the same
+ * order every run) and start again from zero. */
 #define FAST_THREADS(BM, BN, WM) ((BM) / (WM) * ((BN) / 64) * 32)
 template <int BM, int BN, int WM, bool VEC, class Where>
 static __device__ __forceinline__ void tile_product(const fast_args &p, fast_stage<BM, BN> *st, int i0, int j0,
                                                     int kbeg, int kend, const Where &where)
 {
     constexpr int T = FAST_THREADS(BM, BN, WM), MI = WM / 16;
+    /* a's tile by copy_a in the 8 x 8 kernels: 2-5% faster at the mid
+     * sizes (1000^3, 2500x700x1300, 4099x4093x67), with 6-7 more registers
+     * and no spill; the 16 x 8 kernel keeps the pieces through registers,
+     * which ran 4096^3 7% faster than copy_a (PERF.md, ## fast, v10). */
+    constexpr bool A_ASYNC = WM == 32;
     static_assert(T >= BN && BM * FAST_BK % (4 * T) == 0, "the copies assume a round covers whole rows");
     int steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
     fast_loader<BM, BN, T> L = loader_at<BM, BN, T, VEC>(p, i0, j0);
@@ -416,8 +444,12 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
 #pragma unroll
     for (int s = 0; s < FAST_STAGES - 1; s++) {
         if (s < steps) {
-            fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + s * FAST_BK, kend);
-            store_a<BM, BN, T>(&st[s], va, L, i0);
+            if constexpr (A_ASYNC) {
+                copy_a<BM, BN, T>(&st[s], p, i0, kbeg + s * FAST_BK, kend);
+            } else {
+                fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + s * FAST_BK, kend);
+                store_a<BM, BN, T>(&st[s], va, L, i0);
+            }
             copy_b<BM, BN, T, VEC>(&st[s], L, p, kbeg + s * FAST_BK, kend);
         }
         copy_commit();
@@ -428,12 +460,15 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
         int next = s + FAST_STAGES - 1;
         fast_stage<BM, BN> *later = &st[next % FAST_STAGES];
         if (next < steps) {
-            fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + next * FAST_BK, kend);
+            if constexpr (A_ASYNC)
+                copy_a<BM, BN, T>(later, p, i0, kbeg + next * FAST_BK, kend);
+            else
+                fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + next * FAST_BK, kend);
             copy_b<BM, BN, T, VEC>(later, L, p, kbeg + next * FAST_BK, kend);
         }
         copy_commit();
         fma_stage<BM, BN, MI>(acc, &st[s % FAST_STAGES], r, c);
-        if (next < steps)
+        if (!A_ASYNC && next < steps)
             store_a<BM, BN, T>(later, va, L, i0);
     };
     /* The same steps and folds either way; the compiler makes faster code
@@ -613,6 +648,25 @@ static __device__ __forceinline__ fast_seg sk_segment(const fast_args &p, int it
     return s;
 }
 
+/* Where a stream-K block's segment from k-step `it` goes: the tile of c
+ * if the segment is the whole tile, else the block's slot. Found again at
+ * each store from `it` alone, so that only `it` stays in registers
+ * through the k loop (with the place kept from the start, 64 x 128's
+ * stream-K kernel spilled 8-12 bytes; now none). */
+template <int BM, int BN> struct fast_sk_where {
+    int it;
+    template <int MI>
+    __device__ void store(const fast_args &p, const float acc[4 * MI][8], int, int, int r, int c, bool add,
+                          float *stages = nullptr) const
+    {
+        fast_seg s = sk_segment<BM, BN>(p, opaque(it));
+        fast_dst d = c_tile(p, s.i0, s.j0);
+        if (s.lo != s.hi)
+            d = {sk_slot<BM, BN>(p, blockIdx.x, s.t, (p.k + FAST_BK - 1) / FAST_BK), BN, BM, BN, 1};
+        store_tile<MI>(d, acc, r, c, add, stages);
+    }
+};
+
 /* Block g's k-steps [g share, (g + 1) share) of all tiles' tiles x ipt. */
 template <int BM, int BN, int WM, bool VEC>
 static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOCKS(BM, BN, WM))
@@ -620,16 +674,12 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
 {
     extern __shared__ float4 smem_raw[];
     fast_stage<BM, BN> *st = (fast_stage<BM, BN> *)smem_raw;
-    int ipt = (p.k + FAST_BK - 1) / FAST_BK, all = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN) * ipt;
+    int all = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN) * ((p.k + FAST_BK - 1) / FAST_BK);
     int end = min(all, ((int)blockIdx.x + 1) * p.share);
     for (int it = blockIdx.x * p.share; it < end;) {
         fast_seg s = sk_segment<BM, BN>(p, it);
-        fast_dst d = c_tile(p, s.i0, s.j0);
-        if (s.lo != s.hi) {
-            fast_dst slot = {sk_slot<BM, BN>(p, blockIdx.x, s.t, ipt), BN, BM, BN, 1};
-            d = slot;
-        }
-        tile_product<BM, BN, WM, VEC>(p, st, s.i0, s.j0, s.kb * FAST_BK, min(p.k, s.ke * FAST_BK), fast_given{d});
+        tile_product<BM, BN, WM, VEC>(p, st, s.i0, s.j0, s.kb * FAST_BK, min(p.k, s.ke * FAST_BK),
+                                      fast_sk_where<BM, BN>{it});
         it = opaque(it);
         s = sk_segment<BM, BN>(p, it);
         if (s.lo != s.hi && arrived_last(&sk_arrived[s.t], s.hi - s.lo + 1)) {
@@ -729,29 +779,40 @@ static int sum_run(float *c, int ldc, const float *part, int m, int n, int slice
 /* The tile shapes (block BM x BN, warp WM x 64). rel is the rate of a full
  * SM running the shape relative to 64 x 128 / 32, from the 4096^3 times on
  * the H100 (PERF.md); 128 x 128 / 64 (16 x 8 outputs a thread, 4 warps, 2
- * blocks an SM) is the fastest. Each shape has four kernels: data-parallel
+ * blocks an SM) is the fastest. 64 x 64's, 0.97 from v4's sweep, is 0.90
+ * since v10: its one-slice plan ran 3001x2999x3000 7% slower than 64 x
+ * 128's stream-K, which the estimates put 1% behind it. Each shape has four kernels: data-parallel
  * or stream-K, for 16-byte aligned rows or reading every float on its own. */
 typedef struct {
     const char *name[2][2];           /* [stream-K][aligned] */
     void (*kernel[2][2])(fast_args); /* the same */
-    int bm, bn, threads;
+    int bm, bn, wm, threads;
     size_t smem;
     double rel;
 } fast_config;
 
+/* Whether configuration f's "aligned" kernels need a's rows aligned too:
+ * only the 16 x 8 kernel loads a 16 bytes at a time; the others copy it
+ * 4 bytes at a time whatever its alignment (copy_a). */
+static int needs_vec_a(const fast_config *f) { return f->wm == 64; }
+/* Whether f runs its aligned kernel on rows of a (va) and b (vb) that are
+ * 16-byte aligned or not. */
+static int runs_vec(const fast_config *f, int va, int vb) { return vb && (va || !needs_vec_a(f)); }
+
 #define FAST_NAME(BM, BN, WM, SK, ANY) "fast_sgemm" SK "<" #BM "x" #BN "/" #WM ANY ">"
 #define FAST_DP(BM, BN, WM) {FAST_NAME(BM, BN, WM, "", ",unaligned"), FAST_NAME(BM, BN, WM, "", "")}
 #define FAST_SK(BM, BN, WM) {FAST_NAME(BM, BN, WM, "_sk", ",unaligned"), FAST_NAME(BM, BN, WM, "_sk", "")}
-#define FAST_SHAPE(BM, BN, WM, REL) BM, BN, FAST_THREADS(BM, BN, WM), FAST_SMEM(BM, BN), REL
+#define FAST_SHAPE(BM, BN, WM, REL) BM, BN, WM, FAST_THREADS(BM, BN, WM), FAST_SMEM(BM, BN), REL
 #define FAST_CONFIG(BM, BN, WM, REL)                                                                               \
     {{FAST_DP(BM, BN, WM), FAST_SK(BM, BN, WM)},                                                                   \
      {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>},                                               \
       {fast_sgemm_sk<BM, BN, WM, false>, fast_sgemm_sk<BM, BN, WM, true>}},                                        \
      FAST_SHAPE(BM, BN, WM, REL)}
-/* A shape without stream-K. 128 x 128 / 64 has no registers to spare for
- * its segment walk (it spilled over a kilobyte in the loop); 128 x 64 and
- * 64 x 64 had stream-K kernels in the sweep of PERF.md (v5), and at none
- * of 14 shapes did one beat 64 x 128's stream-K. */
+/* A shape without stream-K. 128 x 64 and 64 x 64 had stream-K kernels in
+ * the sweep of PERF.md (v5), and at none of 14 shapes did one beat 64 x
+ * 128's stream-K; nor did 128 x 128 / 64's (v10: 254 registers and no
+ * spill with fast_sk_where, but slower than 64 x 128's stream-K at each of
+ * 14 shapes, 1037x1055x1031 0.110 ms against 0.093). */
 #define FAST_CONFIG_DP(BM, BN, WM, REL)                                                                            \
     {{FAST_DP(BM, BN, WM), {NULL, NULL}},                                                                          \
      {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>}, {NULL, NULL}},                                \
@@ -759,7 +820,7 @@ typedef struct {
 static const fast_config configs[] = {
     FAST_CONFIG(64, 128, 32, 1.00),
     FAST_CONFIG_DP(128, 64, 32, 0.92),
-    FAST_CONFIG_DP(64, 64, 32, 0.97),
+    FAST_CONFIG_DP(64, 64, 32, 0.90),
     FAST_CONFIG_DP(128, 128, 64, 1.03),
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
@@ -767,7 +828,7 @@ static const fast_config configs[] = {
 
 /* How a product runs: a configuration, and either k-slices (slices,
  * kchunk) or stream-K (streamk: `grid` blocks of `share` k-steps); and
- * whether the rows of a and b are 16-byte aligned. */
+ * whether it runs the configuration's aligned kernels (runs_vec). */
 typedef struct {
     const fast_config *cfg;
     int slices, kchunk;
@@ -890,15 +951,15 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
 
 /* The plan with the lowest estimate (into *cost): every configuration,
  * every useful slice count (each slice at least 4 stages deep), and
- * stream-K; vec: for rows read 16 bytes at a time. */
-static fast_plan plan_search(int m, int n, int k, int vec, double *cost)
+ * stream-K; va, vb: a's and b's rows are 16-byte aligned. */
+static fast_plan plan_search(int m, int n, int k, int va, int vb, double *cost)
 {
     int sms = gpu_sm_count();
-    fast_plan best = {&configs[0], 1, k, 0, 0, 0, vec};
+    fast_plan best = {&configs[0], 1, k, 0, 0, 0, 0};
     double best_cost = -1;
     for (int i = 0; i < NCONFIGS; i++) {
         for (int s = 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
-            double c = plan_cost(i, s, m, n, k, sms, vec);
+            double c = plan_cost(i, s, m, n, k, sms, runs_vec(&configs[i], va, vb));
             if (best_cost < 0 || c < best_cost) {
                 best_cost = c;
                 best.cfg = &configs[i];
@@ -907,7 +968,7 @@ static fast_plan plan_search(int m, int n, int k, int vec, double *cost)
             }
         }
         double c = plan_cost_sk(i, m, n, k, sms);
-        if (c >= 0 && c < best_cost) {
+        if (c >= 0 && (best_cost < 0 || c < best_cost)) {
             best_cost = c;
             best.cfg = &configs[i];
             best.streamk = 1;
@@ -915,6 +976,7 @@ static fast_plan plan_search(int m, int n, int k, int vec, double *cost)
         }
     }
     *cost = best_cost;
+    best.vec = runs_vec(best.cfg, va, vb);
     if (best.streamk) {
         best.slices = 1, best.kchunk = k;
         return best;
@@ -928,7 +990,8 @@ static fast_plan plan_search(int m, int n, int k, int vec, double *cost)
 
 /* A shape's two plans: for the rows as they lie (raw; vec as k and n allow)
  * and for rows read 16 bytes at a time (padded: the same plan where k and
- * n are multiples of 4), with their estimates. */
+ * n are multiples of 4), with their estimates. raw.vec: the raw plan's
+ * kernel reads 16 bytes at a time all it needs to. */
 typedef struct {
     fast_plan raw, padded;
     double raw_cost, padded_cost;
@@ -953,11 +1016,11 @@ static const fast_plans *plans_for(int m, int n, int k)
     used = used < FAST_PLANS ? used + 1 : used;
     fast_plans *p = &known[at].p;
     known[at].m = m, known[at].n = n, known[at].k = k;
-    p->raw = plan_search(m, n, k, k % 4 == 0 && n % 4 == 0, &p->raw_cost);
-    if (p->raw.vec)
+    p->raw = plan_search(m, n, k, k % 4 == 0, n % 4 == 0, &p->raw_cost);
+    if (k % 4 == 0 && n % 4 == 0)
         p->padded = p->raw, p->padded_cost = p->raw_cost;
     else
-        p->padded = plan_search(m, n, k, 1, &p->padded_cost);
+        p->padded = plan_search(m, n, k, 1, 1, &p->padded_cost);
     return p;
 }
 
@@ -994,12 +1057,14 @@ static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int 
 
 /* --- rows that are not 16-byte aligned ------------------------------------------- */
 
-/* Where a row of a (k floats) or of b (n) is not a multiple of 4 floats,
- * or the matrix does not start on 16 bytes, the kernels above read every
- * float of it on its own: four times the load instructions of a stage, and
- * about 1.2 times the time of the same plan on aligned rows (PERF.md, v5).
- * A copy whose rows are padded with zeros to a multiple of 4 costs a pass
- * over the operand; `set align` says which (auto: the estimates decide). */
+/* Where a row of b (n floats) is not a multiple of 4 floats, or the
+ * matrix does not start on 16 bytes, the kernels above copy every float
+ * of it on its own: four times the copies of a stage, and (with a read the
+ * same way, before v10) about 1.2 times the time of the same plan on
+ * aligned rows (PERF.md, v5). The same for a in the 16 x 8 kernel; the
+ * others copy a 4 bytes at a time anyway (copy_a). A copy whose rows are
+ * padded with zeros to a multiple of 4 costs a pass over the operand; `set
+ * align` says which (auto: the estimates decide). */
 typedef struct {
     float *dst;
     const float *src;
@@ -1076,7 +1141,7 @@ static int want_padded(const fast_plans *pp, int m, int n, int k, int pad_a, int
         return 1;
     double bytes = 4.0 * ((pad_a ? (double)m * (k + round4(k)) : 0) + (pad_b ? (double)k * (n + round4(n)) : 0));
     double copy = FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
-    return pp->padded_cost + copy < pp->raw_cost * FAST_RAW_OVER;
+    return pp->padded_cost + copy < pp->raw_cost * (pp->raw.vec ? 1.0 : FAST_RAW_OVER);
 }
 
 /* The product through padded copies of the operands whose rows are not
@@ -1105,14 +1170,15 @@ static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, co
 static int tiled_product(float *c, int ldc, const float *a, const float *b, int ldb, int m, int n, int k)
 {
     const fast_plans *pp = plans_for(m, n, k);
-    int pad_a = k % 4 != 0 || !aligned16(a), pad_b = ldb % 4 != 0 || !aligned16(b);
+    int ua = k % 4 != 0 || !aligned16(a), ub = ldb % 4 != 0 || !aligned16(b); /* rows not 16-byte aligned */
+    int pad_a = ua && needs_vec_a(pp->padded.cfg), pad_b = ub;
     if ((pad_a || pad_b) && want_padded(pp, m, n, k, pad_a, pad_b)) {
         int rc = run_padded(&pp->padded, c, ldc, a, b, ldb, m, n, k, pad_a, pad_b);
         if (rc <= 0)
             return rc;
     }
     fast_plan pl = pp->raw;
-    pl.vec = !pad_a && !pad_b;
+    pl.vec = runs_vec(pl.cfg, !ua, !ub);
     float *work = NULL;
     size_t need = plan_scratch(&pl, m, n);
     if (need && gpu_scratch((void **)&work, need * sizeof(float)) != 0)

@@ -79,6 +79,11 @@ static const int fast_long_k[][3] = {{20, 5000, 24}, {3, 4099, 5}};
  * 65 floats apart (3000 x 4000 x 65). */
 static const int fast_thin[][3] = {{777, 1031, 3}, {5, 9, 7},      {70, 20000, 5},  {4099, 300, 4},
                                    {2, 3, 2},      {1000, 200, 8}, {3000, 4000, 65}};
+/* fast's products whose a has rows that are not 16-byte aligned (k % 4
+ * != 0) and b's are: the 8 x 8 kernels copy a 4 bytes at a time whatever
+ * its alignment (copy_a), so these run the 16-byte kernels on a as it
+ * lies, with no padded copy. */
+static const int fast_rows_a[][3] = {{300, 301, 256}, {1000, 1001, 1000}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -132,6 +137,17 @@ static int launches(const char *mode, const char *name)
         if (!strcmp(rows[i].name, name))
             return rows[i].launches;
     return 0;
+}
+
+/* Launches under mode of the kernels whose names contain `part`. */
+static int launches_like(const char *mode, const char *part)
+{
+    gpu_kernel_row rows[64];
+    int n = gpu_kernel_rows(mode_find(mode), rows, 64), sum = 0;
+    for (int i = 0; i < n; i++)
+        if (strstr(rows[i].name, part))
+            sum += rows[i].launches;
+    return sum;
 }
 
 /* The launch counts of the kernels in list (blank-separated), into count. */
@@ -1020,6 +1036,23 @@ static void fast_thin_products(void)
     }
 }
 
+/* fast_rows_a's products ran the 16-byte kernels on a as it lies: no
+ * padded copy, no kernel that copies b a float at a time; twice with the
+ * same bits, with at most twice cuBLAS FP32's error against float64. */
+static void fast_rows_a_products(void)
+{
+    for (size_t i = 0; i < sizeof fast_rows_a / sizeof fast_rows_a[0]; i++) {
+        int m = fast_rows_a[i][0], k = fast_rows_a[i][1], n = fast_rows_a[i][2];
+        int pads = launches("fast", "fast_pad_rows"), raw = launches_like("fast", ",unaligned");
+        int tiled = launches_like("fast", "fast_sgemm");
+        fast_twice(m, k, n, "", "");
+        CHECKF(launches("fast", "fast_pad_rows") == pads, "%dx%dx%d: a padded copy ran", m, k, n);
+        CHECKF(launches_like("fast", ",unaligned") == raw, "%dx%dx%d: an unaligned kernel ran", m, k, n);
+        CHECKF(launches_like("fast", "fast_sgemm") == tiled + 2, "%dx%dx%d: %d tiled kernels for two products", m, k, n,
+               launches_like("fast", "fast_sgemm") - tiled);
+    }
+}
+
 /* Mode fast's products beyond the shapes every mode runs: the long k, the
  * thin products, the folded sums; first the products at the first nshapes
  * shapes and `products` (--fast-gemm, where nothing else runs them). */
@@ -1033,7 +1066,10 @@ static void fast_gemm_cases(int nshapes)
         oc_matmul_case("fast", fast_long_k[i][0], fast_long_k[i][1], fast_long_k[i][2]);
     for (size_t i = 0; i < sizeof fast_thin / sizeof fast_thin[0]; i++)
         oc_matmul_case("fast", fast_thin[i][0], fast_thin[i][1], fast_thin[i][2]);
+    for (size_t i = 0; i < sizeof fast_rows_a / sizeof fast_rows_a[0]; i++)
+        oc_matmul_case("fast", fast_rows_a[i][0], fast_rows_a[i][1], fast_rows_a[i][2]);
     check_run("gpu_fast_thin", fast_thin_products);
+    check_run("gpu_fast_rows_a", fast_rows_a_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1176,7 +1212,8 @@ int main(int argc, char **argv)
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
-                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_fold"};
+                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
+                                      "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
