@@ -246,7 +246,14 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
 template <int BM, int BN, int MI>
 static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fast_stage<BM, BN> *st, int r, int c)
 {
-#pragma unroll
+    /* The 16 x 8 kernel's k-rows 8 at a time, not all 16: a stage's 2048
+     * multiply-adds unrolled whole are ~35 KB of code, more than the
+     * instruction cache holds near the SM, and its warps stalled on
+     * fetching it (Nsight Compute at 4096^3: 0.10 cycles an instruction,
+     * 0.05 at 8). 4096^3 and 2048^3 ran 1-1.5% faster; 4 deep ran 2-3%
+     * slower (PERF.md, ## fast, v10). */
+    constexpr int QU = MI == 4 ? 8 : FAST_BK;
+#pragma unroll QU
     for (int q = 0; q < FAST_BK; q++) {
         float av[4 * MI], bv[8];
 #pragma unroll
