@@ -788,8 +788,9 @@ static int sum_run(float *c, int ldc, const float *part, int m, int n, int slice
  * the H100 (PERF.md); 128 x 128 / 64 (16 x 8 outputs a thread, 4 warps, 2
  * blocks an SM) is the fastest. 64 x 64's, 0.97 from v4's sweep, is 0.90
  * since v10: its one-slice plan ran 3001x2999x3000 7% slower than 64 x
- * 128's stream-K, which the estimates put 1% behind it. Each shape has four kernels: data-parallel
- * or stream-K, for 16-byte aligned rows or reading every float on its own. */
+ * 128's stream-K, which the estimates put 1% behind it. Each shape has
+ * four kernels: data-parallel or stream-K, for 16-byte aligned rows
+ * (runs_vec) or copying every float on its own. */
 typedef struct {
     const char *name[2][2];           /* [stream-K][aligned] */
     void (*kernel[2][2])(fast_args); /* the same */
@@ -1064,7 +1065,7 @@ static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int 
 
 /* --- rows that are not 16-byte aligned ------------------------------------------- */
 
-/* Where a row of b (n floats) is not a multiple of 4 floats, or the
+/* Where b's rows are not a multiple of 4 floats apart (ldb), or the
  * matrix does not start on 16 bytes, the kernels above copy every float
  * of it on its own: four times the copies of a stage, and (with a read the
  * same way, before v10) about 1.2 times the time of the same plan on
@@ -1367,12 +1368,11 @@ static int gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
  * batches of a's floats in flight (THIN_BATCH); b's columns (w rounded up
  * to W, 4 or 8) for the block's slice of k are staged in shared memory (up
  * to THIN_SMEM bytes at a time), each staged float serving the block's 32
- * rows. k is cut into
- * slices so that the row groups fill the blocks the SMs hold in one wave,
- * and so that a slice's piece of b is staged at once: at 4099x4093x3 a
- * first version (4 slices, 516 blocks for 396 places, b staged 512 rows
- * at a time, a barrier each) ran 0.050 ms on the H200, this one's layout
- * 0.037. The lanes' first loads are issued before b's piece is staged, and
+ * rows. k is cut into slices so that the row groups fill the blocks the
+ * SMs hold in one wave, and so that a slice's piece of b is staged at
+ * once: at 4099x4093x3 a first version (4 slices, 516 blocks for 396
+ * places, b staged 512 rows at a time, a barrier each) ran 0.050 ms on
+ * the H200, this one's layout 0.037. The lanes' first loads are issued before b's piece is staged, and
  * each batch's loads during the last one's arithmetic (1000000x64x4: 0.234
  * -> 0.167 ms on the H100; PERF.md, ## fast, v9). Each slice's sums go to
  * scratch, and the last slice of a row group to arrive adds them in slice
