@@ -84,6 +84,15 @@ static const int fast_thin[][3] = {{777, 1031, 3}, {5, 9, 7},      {70, 20000, 5
  * its alignment (copy_a), so these run the 16-byte kernels on a as it
  * lies, with no padded copy. */
 static const int fast_rows_a[][3] = {{300, 301, 256}, {1000, 1001, 1000}};
+/* fast's stream-K products (fast_sgemm_sk), with `set` before: on a
+ * padded copy of b (1037 x 1055 x 1031), on the rows as they lie (align
+ * off), and with shares longer than a tile's k-steps, so that a block
+ * makes whole tiles between its split ones (2500 x 700 x 1300 on 132 SMs:
+ * 49 steps a block, 44 a tile). */
+static const struct {
+    int m, k, n;
+    const char *set;
+} fast_streamk[] = {{1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1053,6 +1062,19 @@ static void fast_rows_a_products(void)
     }
 }
 
+/* fast_streamk's products, twice with the same bits (the last block to
+ * arrive at a split tile adds the blocks' parts in k order, whichever it
+ * is) and at most twice cuBLAS FP32's error; the stream-K kernel ran for
+ * some of them (which plan a shape gets depends on the GPU's SMs). */
+static void fast_streamk_products(void)
+{
+    int before = launches_like("fast", "fast_sgemm_sk");
+    for (size_t i = 0; i < sizeof fast_streamk / sizeof fast_streamk[0]; i++)
+        fast_twice(fast_streamk[i].m, fast_streamk[i].k, fast_streamk[i].n, fast_streamk[i].set,
+                   *fast_streamk[i].set ? "set align auto; " : "");
+    CHECKF(launches_like("fast", "fast_sgemm_sk") > before, "the stream-K kernel never ran");
+}
+
 /* Mode fast's products beyond the shapes every mode runs: the long k, the
  * thin products, the folded sums; first the products at the first nshapes
  * shapes and `products` (--fast-gemm, where nothing else runs them). */
@@ -1070,6 +1092,7 @@ static void fast_gemm_cases(int nshapes)
         oc_matmul_case("fast", fast_rows_a[i][0], fast_rows_a[i][1], fast_rows_a[i][2]);
     check_run("gpu_fast_thin", fast_thin_products);
     check_run("gpu_fast_rows_a", fast_rows_a_products);
+    check_run("gpu_fast_streamk", fast_streamk_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1213,7 +1236,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
-                                      "gpu_fast_fold"};
+                                      "gpu_fast_streamk", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
