@@ -859,7 +859,8 @@ static int configs_ready(void)
         for (int sk = 0; sk < 2 && configs[i].kernel[sk][1]; sk++) {
             for (int v = 0; v < 2; v++) {
                 const void *f = (const void *)configs[i].kernel[sk][v];
-                GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)configs[i].smem));
+                if (gpu_allow_smem(f, configs[i].smem) != 0)
+                    return -1;
                 GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
                                                cudaSharedmemCarveoutMaxShared));
             }

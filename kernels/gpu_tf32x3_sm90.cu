@@ -573,10 +573,9 @@ int tf32x3_sm90_ready(void)
         if (flag && find_encoder() != 0)
             return -1;
         if (flag) {
-            GPU_CHECK(cudaFuncSetAttribute(tf32x3_wgmma<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           wg_shape<1>::smem));
-            GPU_CHECK(cudaFuncSetAttribute(tf32x3_wgmma<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           wg_shape<2>::smem));
+            if (gpu_allow_smem((const void *)tf32x3_wgmma<1>, wg_shape<1>::smem) != 0 ||
+                gpu_allow_smem((const void *)tf32x3_wgmma<2>, wg_shape<2>::smem) != 0)
+                return -1;
             count_clusters();
         }
         sm90.ready = flag ? 1 : 2;
