@@ -1081,29 +1081,37 @@ typedef struct {
 } fast_pad_job;
 
 /* dst = src with each row padded by zeros to ldd floats. A warp copies a
- * chunk of 128 floats of a row at a time, its lanes 32 floats apart
- * (128-byte accesses both ways, four in flight); chunks rather than whole
- * rows, so that a few long rows (97 x 1999) still spread over the chip.
- * The grid's first `split` blocks copy job a, the others job b. */
+ * chunk of FAST_PAD_CHUNK floats of a row at a time, its lanes 32 floats
+ * apart (128-byte accesses both ways, FAST_PAD_CHUNK / 32 in flight);
+ * chunks rather than whole rows, so that a few long rows (97 x 1999)
+ * still spread over the chip. 512: b's copy at 1037x1055x1031 in 4.4-4.9
+ * us, against 7.2-7.7 with chunks of 128 (two rounds of them, four loads
+ * in flight); the products with copies 0.5-4% faster; 1024 no faster
+ * (PERF.md, ## fast, v11). The grid's first `split` blocks copy job a,
+ * the others job b. */
+#ifndef FAST_PAD_CHUNK
+#define FAST_PAD_CHUNK 512
+#endif
 static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned split)
 {
+    constexpr int U = FAST_PAD_CHUNK / 32;
     int second = blockIdx.x >= split;
     const fast_pad_job &j = second ? b : a;
     long long warps = (second ? gridDim.x - split : split) * (blockDim.x / 32);
-    long long per_row = (j.ldd + 127) / 128, chunks = per_row * j.rows;
+    long long per_row = (j.ldd + FAST_PAD_CHUNK - 1) / FAST_PAD_CHUNK, chunks = per_row * j.rows;
     int lane = threadIdx.x % 32;
     for (long long w = (blockIdx.x - (second ? split : 0)) * (blockDim.x / 32) + threadIdx.x / 32; w < chunks;
          w += warps) {
         long long i = w / per_row;
-        int c = (int)(w - i * per_row) * 128 + lane;
+        int c = (int)(w - i * per_row) * FAST_PAD_CHUNK + lane;
         const float *s = j.src + i * j.lds;
         float *d = j.dst + i * j.ldd;
-        float v[4];
+        float v[U];
 #pragma unroll
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < U; t++)
             v[t] = c + 32 * t < j.cols ? s[c + 32 * t] : 0.f;
 #pragma unroll
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < U; t++)
             if (c + 32 * t < j.ldd)
                 d[c + 32 * t] = v[t];
     }
@@ -1116,8 +1124,8 @@ static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned sp
 static int pad_run(const fast_pad_job *a, const fast_pad_job *b)
 {
     double fa = (double)a->rows * a->ldd, fb = (double)b->rows * b->ldd;
-    unsigned need = gpu_cdiv((long long)a->rows * gpu_cdiv(a->ldd, 128), FAST_PAD_WARPS) +
-                    gpu_cdiv((long long)b->rows * gpu_cdiv(b->ldd, 128), FAST_PAD_WARPS);
+    unsigned need = gpu_cdiv((long long)a->rows * gpu_cdiv(a->ldd, FAST_PAD_CHUNK), FAST_PAD_WARPS) +
+                    gpu_cdiv((long long)b->rows * gpu_cdiv(b->ldd, FAST_PAD_CHUNK), FAST_PAD_WARPS);
     unsigned full = (unsigned)gpu_sm_count() * 8, blocks = need < full ? need : full;
     unsigned split = b->rows == 0 ? blocks : (unsigned)(blocks * fa / (fa + fb));
     if (split < 1)
