@@ -8,8 +8,9 @@
  * (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
  * aligned, else 4 or, where it pays, from a copy in padded rows (`set
  * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
- * thin kernel for b of at most 8 columns (and a wide b's last few), which
- * are bound by memory bandwidth, not arithmetic. kernels/PERF.md (## fast)
+ * thin kernel for b of at most 8 columns (and a wide b's last few, beside
+ * the stream-K product on Hopper), which are bound by memory bandwidth,
+ * not arithmetic. kernels/PERF.md (## fast)
  * records what each version measured. */
 #include "kernels/gpu_async.h"
 #include "kernels/gpu_fold.h"
@@ -680,6 +681,8 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
     fast_sgemm_sk(fast_args p)
 {
     extern __shared__ float4 smem_raw[];
+    gpu_wait_prior();     /* for the padded copies, if launched early (run_padded) */
+    gpu_next_may_start(); /* gemm_thin, beside the last of the product (fast_matmul) */
     fast_stage<BM, BN> *st = (fast_stage<BM, BN> *)smem_raw;
     int all = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN) * ((p.k + FAST_BK - 1) / FAST_BK);
     int end = min(all, ((int)blockIdx.x + 1) * p.share);
@@ -997,40 +1000,42 @@ static fast_plan plan_search(int m, int n, int k, int va, int vb, double *cost)
     return best;
 }
 
-/* A shape's two plans: for the rows as they lie (raw; vec as k and n allow)
- * and for rows read 16 bytes at a time (padded: the same plan where k and
- * n are multiples of 4), with their estimates. raw.vec: the raw plan's
- * kernel reads 16 bytes at a time all it needs to. */
+/* A shape's two plans: for the rows as they lie (raw; vec as their
+ * alignment allows) and for rows read 16 bytes at a time (padded: the
+ * same plan where they are aligned already), with their estimates.
+ * raw.vec: the raw plan's kernel reads 16 bytes at a time all it needs to. */
 typedef struct {
     fast_plan raw, padded;
     double raw_cost, padded_cost;
 } fast_plans;
 
-/* plan_search's answers for m x n x k, remembered for the last FAST_PLANS
- * shapes: a search takes up to ~10 us of host time (1,200 estimates at a
- * long k), which a small product would otherwise wait for on every call. */
+/* plan_search's answers for m x n x k with a's and b's rows 16-byte
+ * aligned or not (va, vb; b's rows may be wider than n: gemm_thin takes
+ * the last columns), remembered for the last FAST_PLANS shapes: a search
+ * takes up to ~10 us of host time (1,200 estimates at a long k), which a
+ * small product would otherwise wait for on every call. */
 #define FAST_PLANS 16
-static const fast_plans *plans_for(int m, int n, int k)
+static fast_plans plans_for(int m, int n, int k, int va, int vb)
 {
     static struct {
-        int m, n, k;
+        int m, n, k, va, vb;
         fast_plans p;
     } known[FAST_PLANS];
     static int used, next;
     for (int i = 0; i < used; i++)
-        if (known[i].m == m && known[i].n == n && known[i].k == k)
-            return &known[i].p;
+        if (known[i].m == m && known[i].n == n && known[i].k == k && known[i].va == va && known[i].vb == vb)
+            return known[i].p;
     int at = next;
     next = (next + 1) % FAST_PLANS;
     used = used < FAST_PLANS ? used + 1 : used;
     fast_plans *p = &known[at].p;
-    known[at].m = m, known[at].n = n, known[at].k = k;
-    p->raw = plan_search(m, n, k, k % 4 == 0, n % 4 == 0, &p->raw_cost);
-    if (k % 4 == 0 && n % 4 == 0)
+    known[at].m = m, known[at].n = n, known[at].k = k, known[at].va = va, known[at].vb = vb;
+    p->raw = plan_search(m, n, k, va, vb, &p->raw_cost);
+    if (va && vb)
         p->padded = p->raw, p->padded_cost = p->raw_cost;
     else
         p->padded = plan_search(m, n, k, 1, 1, &p->padded_cost);
-    return p;
+    return *p;
 }
 
 /* Floats of scratch plan pl needs: the slices' partial products, or the
@@ -1045,9 +1050,12 @@ static size_t plan_scratch(const fast_plan *pl, int m, int n)
 
 /* Run plan pl on a (rows lda apart) and b (ldb) into c (ldc): the tiled
  * kernel, and the sum of the slices if split; or the stream-K kernel;
- * work: plan_scratch's floats, or NULL where it needs none. */
+ * work: plan_scratch's floats, or NULL where it needs none. early (a
+ * stream-K plan only): the kernel ahead on the stream is fast_pad_rows,
+ * whose end the product's blocks may wait for in place
+ * (gpu_launch_early). */
 static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m,
-                    int n, int k, float *work)
+                    int n, int k, float *work, int early)
 {
     const fast_config *f = pl->cfg;
     fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, lda, ldb, ldc, 0, 0, pl->share, NULL};
@@ -1057,9 +1065,10 @@ static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int 
         p.out = work, p.zstride = (size_t)m * n, p.ldc = n;
     p.vec_c = p.ldc % 4 == 0 && aligned16(p.out);
     unsigned blocks = pl->streamk ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
-    if (gpu_launch(f->kernel[pl->streamk][pl->vec], f->name[pl->streamk][pl->vec],
-                   dim3(blocks, 1, pl->streamk ? 1 : pl->slices), dim3(f->threads), f->smem, __FILE__, __LINE__,
-                   p) != 0)
+    void (*kernel)(fast_args) = f->kernel[pl->streamk][pl->vec];
+    const char *name = f->name[pl->streamk][pl->vec];
+    dim3 grid(blocks, 1, pl->streamk ? 1 : pl->slices), block(f->threads);
+    if (gpu_launch_early(early, kernel, name, grid, block, f->smem, __FILE__, __LINE__, p) != 0)
         return -1;
     return !pl->streamk && pl->slices > 1 ? sum_run(c, ldc, p.out, m, n, pl->slices) : 0;
 }
@@ -1095,6 +1104,7 @@ typedef struct {
 static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned split)
 {
     constexpr int U = FAST_PAD_CHUNK / 32;
+    gpu_next_may_start(); /* the product's blocks, waiting, in place as the copy ends */
     int second = blockIdx.x >= split;
     const fast_pad_job &j = second ? b : a;
     long long warps = (second ? gridDim.x - split : split) * (blockDim.x / 32);
@@ -1148,30 +1158,45 @@ static int round4(int x) { return (x + 3) / 4 * 4; }
 #define FAST_COPY_START (3 * FAST_UNITS_PER_US)
 #define FAST_RAW_OVER 1.15
 
-/* Whether `set align` (auto: the estimates) wants the padded copies when
- * copying a (pad_a) and b (pad_b) moves those bytes. */
-static int want_padded(const fast_plans *pp, int m, int n, int k, int pad_a, int pad_b)
+/* How tiled_product makes m x n x k when a's and b's rows are 16-byte
+ * aligned or not (ua, ub): its plans, which it runs (`run`: the padded
+ * plan where `set align` wants padded copies of a (pad_a) and b (pad_b),
+ * else the raw one) and run's estimate, the copies counted. `set align
+ * auto` takes `padded` (1 or 0), or where it is -1 the estimates. */
+typedef struct {
+    fast_plans pp;
+    fast_plan run;
+    int padded, pad_a, pad_b;
+    double cost;
+} fast_route;
+
+static fast_route route_for(int m, int n, int k, int ua, int ub, int padded)
 {
-    if (variant_is(VAR_ALIGN, "off"))
-        return 0;
-    if (variant_is(VAR_ALIGN, "copy"))
-        return 1;
-    double bytes = 4.0 * ((pad_a ? (double)m * (k + round4(k)) : 0) + (pad_b ? (double)k * (n + round4(n)) : 0));
-    double copy = FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
-    return pp->padded_cost + copy < pp->raw_cost * (pp->raw.vec ? 1.0 : FAST_RAW_OVER);
+    fast_route r;
+    r.pp = plans_for(m, n, k, !ua, !ub);
+    r.run = r.pp.raw, r.padded = 0, r.cost = r.pp.raw_cost * (r.pp.raw.vec ? 1.0 : FAST_RAW_OVER);
+    r.pad_a = ua && needs_vec_a(r.pp.padded.cfg), r.pad_b = ub;
+    if (!(r.pad_a || r.pad_b) || variant_is(VAR_ALIGN, "off"))
+        return r;
+    double bytes = 4.0 * ((r.pad_a ? (double)m * (k + round4(k)) : 0) + (r.pad_b ? (double)k * (n + round4(n)) : 0));
+    double cost = r.pp.padded_cost + FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
+    if (variant_is(VAR_ALIGN, "copy") || (padded < 0 ? cost < r.cost : padded))
+        r.run = r.pp.padded, r.padded = 1, r.cost = cost;
+    return r;
 }
 
 /* The product through padded copies of the operands whose rows are not
- * aligned, the copies and the plan's work in one stretch of scratch: 0,
- * -1 with the error set, or 1 where the scratch could not be had (nothing
- * done, no error: run raw). */
+ * aligned, the copies and the plan's work in one stretch of scratch
+ * (*used floats of it): 0, -1 with the error set, or 1 where the scratch
+ * could not be had (nothing done, no error: run raw). */
 static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, const float *b, int ldb_in, int m, int n,
-                      int k, int pad_a, int pad_b)
+                      int k, int pad_a, int pad_b, size_t *used)
 {
     int lda = pad_a ? round4(k) : k, ldb = pad_b ? round4(n) : ldb_in;
     size_t fa = pad_a ? (size_t)m * lda : 0, fb = pad_b ? (size_t)k * ldb : 0;
     float *buf;
-    int got = gpu_scratch_try((void **)&buf, (fa + fb + plan_scratch(pl, m, n)) * sizeof(float));
+    *used = fa + fb + plan_scratch(pl, m, n);
+    int got = gpu_scratch_try((void **)&buf, *used * sizeof(float));
     if (got != 0)
         return got;
     fast_pad_job ja = {buf, a, pad_a ? m : 0, k, k, lda}, jb = {buf + fa, b, pad_b ? k : 0, n, ldb_in, ldb};
@@ -1179,28 +1204,36 @@ static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, co
         ja = jb, jb.rows = 0;
     if (pad_run(&ja, &jb) != 0)
         return -1;
-    return run_plan(pl, c, ldc, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb);
+    /* A stream-K grid is every place on the chip, so its blocks may take
+     * their places while the copy runs: 1-2% off at 999^3 to 1037. Not a
+     * data-parallel one: 999x1001x1003 in 64 x 128 slices then ran 0.094
+     * ms in some processes against 0.072 (PERF.md, ## fast, v12; not
+     * looked into: its fewer blocks, placed while the copy held part of
+     * the SMs, may lie unevenly). */
+    return run_plan(pl, c, ldc, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb,
+                    pl->streamk);
 }
 
-/* c (m x n, rows ldc apart) = a (m x k) @ b (k x n, rows ldb apart) by the
- * plans: raw, or through padded copies where `set align` wants them. */
-static int tiled_product(float *c, int ldc, const float *a, const float *b, int ldb, int m, int n, int k)
+/* Whether a's rows (k floats apart) and b's (ldb) are not all 16-byte
+ * aligned. */
+static int unaligned(const float *x, int ld) { return ld % 4 != 0 || !aligned16(x); }
+
+/* c (m x n, rows ldc apart) = a (m x k) @ b (k x n, rows ldb apart) by
+ * route r (route_for): raw, or through padded copies. *used: the floats of
+ * scratch (gpu_scratch) it may use till it ends. */
+static int tiled_product(const fast_route *r, float *c, int ldc, const float *a, const float *b, int ldb, int m,
+                         int n, int k, size_t *used)
 {
-    const fast_plans *pp = plans_for(m, n, k);
-    int ua = k % 4 != 0 || !aligned16(a), ub = ldb % 4 != 0 || !aligned16(b); /* rows not 16-byte aligned */
-    int pad_a = ua && needs_vec_a(pp->padded.cfg), pad_b = ub;
-    if ((pad_a || pad_b) && want_padded(pp, m, n, k, pad_a, pad_b)) {
-        int rc = run_padded(&pp->padded, c, ldc, a, b, ldb, m, n, k, pad_a, pad_b);
+    if (r->padded) {
+        int rc = run_padded(&r->run, c, ldc, a, b, ldb, m, n, k, r->pad_a, r->pad_b, used);
         if (rc <= 0)
             return rc;
     }
-    fast_plan pl = pp->raw;
-    pl.vec = runs_vec(pl.cfg, !ua, !ub);
     float *work = NULL;
-    size_t need = plan_scratch(&pl, m, n);
-    if (need && gpu_scratch((void **)&work, need * sizeof(float)) != 0)
+    *used = plan_scratch(&r->pp.raw, m, n);
+    if (*used && gpu_scratch((void **)&work, *used * sizeof(float)) != 0)
         return -1;
-    return run_plan(&pl, c, ldc, a, k, b, ldb, m, n, k, work);
+    return run_plan(&r->pp.raw, c, ldc, a, k, b, ldb, m, n, k, work, 0);
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -1490,30 +1523,37 @@ static __global__ void __launch_bounds__(GEMV_WARPS * 32)
         else
             part[((size_t)blockIdx.y * m + row) * W + j] = mine;
     }
-    if (gridDim.y == 1 || !arrived_last(&thin_arrived[blockIdx.x], gridDim.y))
-        return;
-    for (int e = threadIdx.x; e < THIN_ROWS * W; e += blockDim.x) {
-        int row = blockIdx.x * THIN_ROWS + e / W, j = e % W;
-        if (row >= m || j >= w)
-            continue;
-        float s = __ldcg(part + (size_t)row * W + j);
-        for (unsigned z = 1; z < gridDim.y; z++)
-            s += __ldcg(part + ((size_t)z * m + row) * W + j);
-        c[(size_t)row * ldc + j] = s;
-    }
+    if (gridDim.y > 1 && arrived_last(&thin_arrived[blockIdx.x], gridDim.y))
+        for (int e = threadIdx.x; e < THIN_ROWS * W; e += blockDim.x) {
+            int row = blockIdx.x * THIN_ROWS + e / W, j = e % W;
+            if (row >= m || j >= w)
+                continue;
+            float s = __ldcg(part + (size_t)row * W + j);
+            for (unsigned z = 1; z < gridDim.y; z++)
+                s += __ldcg(part + ((size_t)z * m + row) * W + j);
+            c[(size_t)row * ldc + j] = s;
+        }
+    gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
 }
 
 /* c (m x w, rows ldc apart) = a (m x k) @ b (k x w, rows ldb apart), w <=
  * THIN_MAX: as many k-slices as the row groups leave places for in one
  * wave, each at least 256 deep (8 floats a lane), and at least enough for
  * each slice's piece of b to be staged at once; one where the row groups
- * are too many to count (then pieces of b). */
-static int thin_run(float *c, int ldc, const float *a, const float *b, int ldb, int m, int k, int w)
+ * are too many to count (then pieces of b). beside: the kernel ahead on
+ * the stream is the tiled product of c's other columns, which uses the
+ * scratch's first `after` floats, so the slices' sums go past them; the
+ * kernel is launched early, to run in the SMs the product's last blocks
+ * leave idle (gpu_launch_early). */
+typedef void thin_fn(float *, int, float *, const float *, int, const float *, int, int, int, int, int, int);
+static int thin_run(float *c, int ldc, const float *a, const float *b, int ldb, int m, int k, int w, int beside,
+                    size_t after)
 {
     static int held[2]; /* blocks of gemm_thin<4>, <8> an SM holds; 0: not asked yet */
     int wide = w > 4 ? 8 : 4, most_rows = THIN_SMEM / (wide * (int)sizeof(float));
-    const void *kernel = wide == 4 ? (const void *)gemm_thin<4> : (const void *)gemm_thin<8>;
-    int per_sm = held[wide / 8] ? held[wide / 8] : gpu_blocks_per_sm(kernel, GEMV_WARPS * 32, THIN_SMEM);
+    thin_fn *kernel = wide == 4 ? gemm_thin<4> : gemm_thin<8>;
+    const char *name = wide == 4 ? "gemm_thin<4>" : "gemm_thin<8>";
+    int per_sm = held[wide / 8] ? held[wide / 8] : gpu_blocks_per_sm((const void *)kernel, GEMV_WARPS * 32, THIN_SMEM);
     if (per_sm < 1)
         return -1;
     held[wide / 8] = per_sm;
@@ -1525,15 +1565,15 @@ static int thin_run(float *c, int ldc, const float *a, const float *b, int ldb, 
     int kchunk = (int)((k + slices - 1) / slices), kstage = kchunk < most_rows ? kchunk : most_rows;
     slices = (k + kchunk - 1) / kchunk;
     float *part = NULL;
-    if (slices > 1 && gpu_scratch((void **)&part, (size_t)slices * m * wide * sizeof(float)) != 0)
-        return -1;
-    dim3 grid(groups, (unsigned)slices);
+    if (slices > 1) {
+        if (gpu_scratch((void **)&part, (after + (size_t)slices * m * wide) * sizeof(float)) != 0)
+            return -1;
+        part += after;
+    }
+    dim3 grid(groups, (unsigned)slices), block(GEMV_WARPS * 32);
     size_t smem = (size_t)kstage * wide * sizeof(float);
-    if (wide == 4)
-        GPU_LAUNCH(gemm_thin<4>, grid, GEMV_WARPS * 32, smem, c, ldc, part, a, k, b, ldb, m, k, w, kchunk, kstage);
-    else
-        GPU_LAUNCH(gemm_thin<8>, grid, GEMV_WARPS * 32, smem, c, ldc, part, a, k, b, ldb, m, k, w, kchunk, kstage);
-    return 0;
+    return gpu_launch_early(beside, kernel, name, grid, block, smem, __FILE__, __LINE__, c, ldc, part, a, k, b, ldb, m,
+                            k, w, kchunk, kstage);
 }
 
 /* The estimate of thin_run, in plan_cost's units: a read once at the
@@ -1548,24 +1588,44 @@ static double thin_cost(int m, int k)
     return FAST_THIN_SCALE * (FAST_COPY_START + FAST_COPY_PER_BYTE * 4.0 * m * k);
 }
 
-/* How many of b's last columns go to the thin kernel: all of them where
- * there are at most THIN_MAX; else the n % 64 past the last whole tile of
- * 64 where they are that few and the two products' estimates come under
- * FAST_THIN_UNDER of the whole one's; else none. The margin: estimates of
- * different plans are several percent out against each other; splits
- * estimated 7% and 5% cheaper ran 11% slower (4097x333x4097) and no
- * faster (1037x1055x1031), while those at 4099x4093x67 and 3000x4000x65,
- * estimated 23% and 26% cheaper, ran faster (PERF.md, v9). */
+/* How many of b's last columns (n > THIN_MAX) go to the thin kernel, the
+ * whole product's route being `whole`, and the route of the rest (*rest):
+ * the n % 64 past the last whole tile of 64 where they are at most
+ * THIN_MAX, and
+ * - the whole product would run as stream-K and the rest, through copies
+ *   or not as the whole would, runs the same kernel: the thin kernel
+ *   beside it (gpu_launch_early). The rest's blocks have fewer k-steps
+ *   each, and the thin kernel runs in the SMs their last ones leave idle
+ *   (H100: 1037x1055x1031 11% faster, 1537x1001x1539 9%, 1025^3 7%;
+ *   PERF.md, ## fast, v12). Or
+ * - v9's rule: the two products' raw estimates come under
+ *   FAST_THIN_UNDER of the whole one's, each product's rows taken as
+ *   aligned where its k and n are multiples of 4, as when the margin was
+ *   fitted; the rest then runs raw, as it was measured. Estimates of
+ *   different plans are several percent out against each other: splits
+ *   estimated 7% and 5% cheaper ran 11% slower (4097x333x4097) and no
+ *   faster (1037x1055x1031) one after the other, while those at
+ *   4099x4093x67 and 3000x4000x65, estimated 23% and 26% cheaper, ran
+ *   faster (v9); the rest through padded copies ran those two 6-8%
+ *   slower (v12).
+ * Else none. */
+#ifndef FAST_THIN_UNDER
 #define FAST_THIN_UNDER 0.85
-static int thin_cols(int m, int n, int k)
+#endif
+static int thin_cols(const fast_route *whole, fast_route *rest, int m, int n, int k, int ua, int ub)
 {
-    if (n <= THIN_MAX)
-        return n;
-    int w = n % 64;
+    int w = n % 64, n0 = n - w;
     if (w == 0 || w > THIN_MAX)
         return 0;
-    double whole = plans_for(m, n, k)->raw_cost; /* plans_for's answers last until its next call */
-    return plans_for(m, n - w, k)->raw_cost + thin_cost(m, k) < FAST_THIN_UNDER * whole ? w : 0;
+    *rest = route_for(m, n0, k, ua, ub, whole->padded);
+    const fast_plan *pw = &whole->run, *pr = &rest->run;
+    if (gpu_can_launch_early() && pw->streamk && pr->streamk && pw->cfg == pr->cfg)
+        return w;
+    double all = plans_for(m, n, k, k % 4 == 0, n % 4 == 0).raw_cost;
+    if (plans_for(m, n0, k, k % 4 == 0, n0 % 4 == 0).raw_cost + thin_cost(m, k) >= FAST_THIN_UNDER * all)
+        return 0;
+    *rest = route_for(m, n0, k, ua, ub, 0);
+    return w;
 }
 
 /* --- the entry point -------------------------------------------------------------- */
@@ -1583,8 +1643,14 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
         return gemv_cols_run(c, a, b, n, k);
     if (configs_ready() != 0)
         return -1;
-    int w = thin_cols(m, n, k), n0 = n - w;
-    if (n0 > 0 && tiled_product(c, n, a, b, n, m, n0, k) != 0)
+    if (n <= THIN_MAX)
+        return thin_run(c, n, a, b, n, m, k, n, 0, 0);
+    int ua = unaligned(a, k), ub = unaligned(b, n);
+    fast_route whole = route_for(m, n, k, ua, ub, -1), rest;
+    int w = thin_cols(&whole, &rest, m, n, k, ua, ub), n0 = n - w;
+    const fast_route *r = w ? &rest : &whole;
+    size_t used = 0;
+    if (tiled_product(r, c, n, a, b, n, m, n0, k, &used) != 0)
         return -1;
-    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w) : 0;
+    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, r->run.streamk, used) : 0;
 }

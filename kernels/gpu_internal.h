@@ -120,6 +120,58 @@ static inline int gpu_launch(void (*kernel)(P...), const char *name, dim3 grid, 
     return gpu_launched(name, (const void *)kernel, grid, block, smem, file, line);
 }
 
+/* Programmatic dependent launch (cc 9.0 on). gpu_launch_early, if `early`,
+ * launches a kernel that may start before the one ahead of it on the
+ * stream has finished: once every block of that one has called
+ * gpu_next_may_start, or ended. What the early kernel can do before the
+ * other ends is hidden: its blocks' launch and start, or (fast's
+ * gemm_thin) its whole work, in the SMs the other's last blocks leave
+ * idle. It must call gpu_wait_prior before it touches anything the one
+ * ahead writes, and in every block before it ends, so that whatever
+ * follows on the stream still finds both finished. Otherwise, and on
+ * older GPUs, gpu_launch_early is gpu_launch, and the two device calls
+ * do nothing. */
+static __device__ __forceinline__ void gpu_next_may_start(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+static __device__ __forceinline__ void gpu_wait_prior(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* Whether gpu_launch_early launches early on the GPU cuk opened. */
+static inline int gpu_can_launch_early(void)
+{
+    const gpu_info *d = gpu_device();
+    return d && d->cc_major >= 9;
+}
+
+template <typename... P, typename... A>
+static inline int gpu_launch_early(int early, void (*kernel)(P...), const char *name, dim3 grid, dim3 block,
+                                   size_t smem, const char *file, int line, A... args)
+{
+    if (!early || !gpu_can_launch_early())
+        return gpu_launch(kernel, name, grid, block, smem, file, line, args...);
+    if (smem > GPU_DEFAULT_SMEM && gpu_allow_smem((const void *)kernel, smem) != 0)
+        return -1;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid, cfg.blockDim = block, cfg.dynamicSmemBytes = smem, cfg.stream = gpu_stream_handle();
+    cfg.attrs = &attr, cfg.numAttrs = 1;
+    cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, args...);
+    if (err != cudaSuccess)
+        return gpu_fail(err, name, file, line);
+    return gpu_launched(name, (const void *)kernel, grid, block, smem, file, line);
+}
+
 /* gpu_launch under the kernel's own name; returns -1 from the enclosing
  * function if the launch failed. */
 #define GPU_LAUNCH(kernel, grid, block, smem, ...)                                                        \

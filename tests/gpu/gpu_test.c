@@ -93,6 +93,19 @@ static const struct {
     int m, k, n;
     const char *set;
 } fast_streamk[] = {{1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
+/* fast's products whose last n % 64 <= 8 columns go to the thin kernel,
+ * launched early beside the stream-K product of the rest (cc 9.0 on; its
+ * slices' sums in the scratch past the product's slots): b's rows
+ * unaligned, padded or not (1037 x 1055 x 1031, 1537 x 1001 x 1539), and
+ * aligned (1036 x 1056 x 1032: the product's b is 1024 of each row's
+ * 1032). */
+static const struct {
+    int m, k, n;
+    const char *set;
+} fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
+                   {1037, 1055, 1031, "set align off; "},
+                   {1036, 1056, 1032, ""},
+                   {1537, 1001, 1539, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1075,6 +1088,22 @@ static void fast_streamk_products(void)
     CHECKF(launches_like("fast", "fast_sgemm_sk") > before, "the stream-K kernel never ran");
 }
 
+/* fast_beside's products, twice with the same bits and at most twice
+ * cuBLAS FP32's error; on a GPU that launches early, the thin kernel ran
+ * beside the stream-K kernel for some of them (which plan a shape gets
+ * depends on the GPU's SMs). */
+static void fast_beside_products(void)
+{
+    const gpu_info *d = gpu_device();
+    int thin = launches_like("fast", "gemm_thin"), sk = launches_like("fast", "fast_sgemm_sk");
+    for (size_t i = 0; i < sizeof fast_beside / sizeof fast_beside[0]; i++)
+        fast_twice(fast_beside[i].m, fast_beside[i].k, fast_beside[i].n, fast_beside[i].set,
+                   *fast_beside[i].set ? "set align auto; " : "");
+    if (d && d->cc_major >= 9)
+        CHECKF(launches_like("fast", "gemm_thin") > thin && launches_like("fast", "fast_sgemm_sk") > sk,
+               "the thin kernel never ran beside the stream-K kernel");
+}
+
 /* Mode fast's products beyond the shapes every mode runs: the long k, the
  * thin products, the folded sums; first the products at the first nshapes
  * shapes and `products` (--fast-gemm, where nothing else runs them). */
@@ -1093,6 +1122,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_thin", fast_thin_products);
     check_run("gpu_fast_rows_a", fast_rows_a_products);
     check_run("gpu_fast_streamk", fast_streamk_products);
+    check_run("gpu_fast_thin_beside", fast_beside_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1236,7 +1266,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
-                                      "gpu_fast_streamk", "gpu_fast_fold"};
+                                      "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
