@@ -1159,29 +1159,31 @@ static int round4(int x) { return (x + 3) / 4 * 4; }
 #define FAST_RAW_OVER 1.15
 
 /* How tiled_product makes m x n x k when a's and b's rows are 16-byte
- * aligned or not (ua, ub): its plans, which it runs (`run`: the padded
- * plan where `set align` wants padded copies of a (pad_a) and b (pad_b),
- * else the raw one) and run's estimate, the copies counted. `set align
- * auto` takes `padded` (1 or 0), or where it is -1 the estimates. */
+ * aligned or not (ua, ub): its plans, which it runs (the padded plan
+ * where `set align` wants padded copies of a (pad_a) and b (pad_b), else
+ * the raw one: route_plan) and that one's estimate, the copies counted.
+ * `set align auto` takes `padded` (1 or 0), or where it is -1 the
+ * estimates. */
 typedef struct {
     fast_plans pp;
-    fast_plan run;
     int padded, pad_a, pad_b;
     double cost;
 } fast_route;
+
+static const fast_plan *route_plan(const fast_route *r) { return r->padded ? &r->pp.padded : &r->pp.raw; }
 
 static fast_route route_for(int m, int n, int k, int ua, int ub, int padded)
 {
     fast_route r;
     r.pp = plans_for(m, n, k, !ua, !ub);
-    r.run = r.pp.raw, r.padded = 0, r.cost = r.pp.raw_cost * (r.pp.raw.vec ? 1.0 : FAST_RAW_OVER);
+    r.padded = 0, r.cost = r.pp.raw_cost * (r.pp.raw.vec ? 1.0 : FAST_RAW_OVER);
     r.pad_a = ua && needs_vec_a(r.pp.padded.cfg), r.pad_b = ub;
     if (!(r.pad_a || r.pad_b) || variant_is(VAR_ALIGN, "off"))
         return r;
     double bytes = 4.0 * ((r.pad_a ? (double)m * (k + round4(k)) : 0) + (r.pad_b ? (double)k * (n + round4(n)) : 0));
     double cost = r.pp.padded_cost + FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
     if (variant_is(VAR_ALIGN, "copy") || (padded < 0 ? cost < r.cost : padded))
-        r.run = r.pp.padded, r.padded = 1, r.cost = cost;
+        r.padded = 1, r.cost = cost;
     return r;
 }
 
@@ -1214,8 +1216,8 @@ static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, co
                     pl->streamk);
 }
 
-/* Whether a's rows (k floats apart) and b's (ldb) are not all 16-byte
- * aligned. */
+/* Whether rows ld floats apart from x (a's: k; b's: ldb) are not all
+ * 16-byte aligned. */
 static int unaligned(const float *x, int ld) { return ld % 4 != 0 || !aligned16(x); }
 
 /* c (m x n, rows ldc apart) = a (m x k) @ b (k x n, rows ldb apart) by
@@ -1225,7 +1227,7 @@ static int tiled_product(const fast_route *r, float *c, int ldc, const float *a,
                          int n, int k, size_t *used)
 {
     if (r->padded) {
-        int rc = run_padded(&r->run, c, ldc, a, b, ldb, m, n, k, r->pad_a, r->pad_b, used);
+        int rc = run_padded(&r->pp.padded, c, ldc, a, b, ldb, m, n, k, r->pad_a, r->pad_b, used);
         if (rc <= 0)
             return rc;
     }
@@ -1618,7 +1620,7 @@ static int thin_cols(const fast_route *whole, fast_route *rest, int m, int n, in
     if (w == 0 || w > THIN_MAX)
         return 0;
     *rest = route_for(m, n0, k, ua, ub, whole->padded);
-    const fast_plan *pw = &whole->run, *pr = &rest->run;
+    const fast_plan *pw = route_plan(whole), *pr = route_plan(rest);
     if (gpu_can_launch_early() && pw->streamk && pr->streamk && pw->cfg == pr->cfg)
         return w;
     double all = plans_for(m, n, k, k % 4 == 0, n % 4 == 0).raw_cost;
@@ -1652,5 +1654,5 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
     size_t used = 0;
     if (tiled_product(r, c, n, a, b, n, m, n0, k, &used) != 0)
         return -1;
-    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, r->run.streamk, used) : 0;
+    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, route_plan(r)->streamk, used) : 0;
 }
