@@ -10,8 +10,9 @@
  * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
  * thin kernel for b of at most 8 columns (and a wide b's last few, beside
  * the stream-K product on Hopper), which are bound by memory bandwidth,
- * not arithmetic. kernels/PERF.md (## fast)
- * records what each version measured. */
+ * not arithmetic; on Hopper, a row kernel for a's last few rows beside the
+ * stream-K product of the others. kernels/PERF.md (## fast) records what
+ * each version measured. */
 #include "kernels/gpu_async.h"
 #include "kernels/gpu_fold.h"
 #include "kernels/gpu_internal.h"
@@ -1590,6 +1591,151 @@ static double thin_cost(int m, int k)
     return FAST_THIN_SCALE * (FAST_COPY_START + FAST_COPY_PER_BYTE * 4.0 * m * k);
 }
 
+/* --- the last few rows beside the product ------------------------------------------ */
+
+/* c (r x n, rows ldc apart) = a (r x k, rows lda apart) @ b (k x n, rows
+ * ldb apart), r <= R <= ROWS_MAX: the last m % 64 rows of a product whose
+ * other rows are tiled (1037 = 16 x 64 + 13: in 64-row tiles the 17th row
+ * of tiles holds 13 rows and costs 1/17 of the k-steps), run beside it in
+ * the places its grid leaves free. A thread keeps the R sums of one
+ * column, a block ROWS_THREADS columns; k in slices (blockIdx.y) kchunk
+ * deep. a's rows are staged ROWS_KS of k at a time, k-major, and read as
+ * broadcasts, the next piece's loads in flight during this one's
+ * arithmetic; b's floats one by one (its rows need not be aligned: no
+ * padded copy to wait for), ROWS_BATCH k-rows in flight during the last
+ * batch's. The slices' sums go to part (R x n each, one slice or more:
+ * one path), and the last slice of a column block to arrive adds them in
+ * slice order, as gemm_thin does. */
+#define ROWS_MAX 16
+#define ROWS_THREADS 128
+#define ROWS_KS 64
+#define ROWS_BATCH 16
+/* Registers for 2 blocks in a place of the product's (128 threads of 168
+ * registers): at most 80 a thread (48 bytes of the 16-row kernel's spill;
+ * at 128 registers, one block a place, it ran slower, PERF.md v14). */
+#define ROWS_MIN_BLOCKS 6
+static __device__ unsigned rows_arrived[FAST_SK_TILES];
+
+/* ROWS_BATCH k-rows of b's column j from q on (below kc); zeros past the
+ * edges. */
+static __device__ __forceinline__ void rows_load(float v[ROWS_BATCH], const float *b, int ldb, int q, int kc, bool in)
+{
+#pragma unroll
+    for (int u = 0; u < ROWS_BATCH; u++)
+        v[u] = in && q + u < kc ? __ldg(b + (size_t)(q + u) * ldb) : 0.0f;
+}
+
+/* The thread's floats of a's piece at k0 (below kend), for as: a warp
+ * reads 32 consecutive floats of a row. All loads at once, into registers,
+ * not each stored before the next is read. */
+template <int R>
+static __device__ __forceinline__ void rows_fetch_a(float *v, const float *a, int lda, int r, int k0, int kend)
+{
+#pragma unroll
+    for (int u = 0; u < ROWS_KS * R / ROWS_THREADS; u++) {
+        int e = threadIdx.x + u * ROWS_THREADS, i = e / ROWS_KS, q = e % ROWS_KS;
+        v[u] = i < r && k0 + q < kend ? a[(size_t)i * lda + k0 + q] : 0.0f;
+    }
+}
+
+template <int R>
+static __global__ void __launch_bounds__(ROWS_THREADS, ROWS_MIN_BLOCKS)
+    gemm_rows(float *c, int ldc, float *part, const float *a, int lda, const float *b, int ldb, int r, int n, int k,
+              int kchunk)
+{
+    static_assert(R % 4 == 0 && R <= ROWS_MAX && ROWS_KS % ROWS_BATCH == 0 && ROWS_KS * R % ROWS_THREADS == 0,
+                  "whole float4s, batches and pieces");
+    __shared__ float4 as[ROWS_KS][R / 4]; /* as[q][i / 4] holds a[i][k0 + q] */
+    gpu_next_may_start();                 /* the thin kernel, launched after this one (fast_matmul) */
+    int j = blockIdx.x * ROWS_THREADS + threadIdx.x;
+    bool in = j < n;
+    int kbeg = blockIdx.y * kchunk, kend = min(k, kbeg + kchunk);
+    float acc[R];
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        acc[i] = 0.0f;
+    float ap[ROWS_KS * R / ROWS_THREADS]; /* a's next piece, in flight during this one's arithmetic */
+    rows_fetch_a<R>(ap, a, lda, r, kbeg, kend);
+    for (int k0 = kbeg; k0 < kend; k0 += ROWS_KS) {
+        int kc = min(ROWS_KS, kend - k0);
+        const float *bk = b + (size_t)k0 * ldb + (in ? j : 0);
+        float next[ROWS_BATCH];
+        rows_load(next, bk, ldb, 0, kc, in); /* on their way while a's piece is staged */
+        __syncthreads();                     /* every thread is done with the last piece */
+#pragma unroll
+        for (int u = 0; u < ROWS_KS * R / ROWS_THREADS; u++) {
+            int e = threadIdx.x + u * ROWS_THREADS;
+            ((float *)as[e % ROWS_KS])[e / ROWS_KS] = ap[u];
+        }
+        __syncthreads();
+        if (k0 + ROWS_KS < kend)
+            rows_fetch_a<R>(ap, a, lda, r, k0 + ROWS_KS, kend);
+        for (int q = 0; q < kc; q += ROWS_BATCH) {
+            float v[ROWS_BATCH];
+#pragma unroll
+            for (int u = 0; u < ROWS_BATCH; u++)
+                v[u] = next[u];
+            rows_load(next, bk, ldb, q + ROWS_BATCH, kc, in);
+#pragma unroll
+            for (int u = 0; u < ROWS_BATCH; u++) {
+                float x[R];
+#pragma unroll
+                for (int g = 0; g < R / 4; g++)
+                    *(float4 *)&x[4 * g] = as[q + u][g]; /* q + u < ROWS_KS: q <= ROWS_KS - ROWS_BATCH */
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    acc[i] = fmaf(x[i], v[u], acc[i]);
+            }
+        }
+    }
+    float *mine = part + (size_t)blockIdx.y * R * n;
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        if (i < r && in)
+            mine[(size_t)i * n + j] = acc[i];
+    if (arrived_last(&rows_arrived[blockIdx.x], gridDim.y) && in)
+        for (int i = 0; i < r; i++) {
+            float s = __ldcg(part + (size_t)i * n + j);
+            for (unsigned z = 1; z < gridDim.y; z++)
+                s += __ldcg(part + ((size_t)z * R + i) * n + j);
+            c[(size_t)i * ldc + j] = s;
+        }
+    gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
+}
+
+/* The rows gemm_rows computes for r: 4, 8 or 16. */
+static int rows_wide(int r) { return r > 8 ? 16 : r > 4 ? 8 : 4; }
+
+/* c's last r rows beside the product of the others: as many k-slices as
+ * fill the `places` the product leaves free with the column blocks (a
+ * place holds ROWS_PER_PLACE of them), each at least ROWS_KS deep; the
+ * slices' sums in the scratch past its first `after` floats (the
+ * product's), *used floats of it in all. */
+#define ROWS_PER_PLACE 2
+typedef void rows_fn(float *, int, float *, const float *, int, const float *, int, int, int, int, int);
+static int rows_run(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int r, int n, int k,
+                    int places, size_t after, size_t *used)
+{
+    int wide = rows_wide(r);
+    rows_fn *kernel = wide == 16 ? gemm_rows<16> : wide == 8 ? gemm_rows<8> : gemm_rows<4>;
+    const char *name = wide == 16 ? "gemm_rows<16>" : wide == 8 ? "gemm_rows<8>" : "gemm_rows<4>";
+    unsigned cols = gpu_cdiv(n, ROWS_THREADS);
+    int slices = ROWS_PER_PLACE * places / (int)cols, deep = (k + ROWS_KS - 1) / ROWS_KS;
+    slices = slices < 1 ? 1 : slices > deep ? deep : slices > GPU_MAX_GRID_Y ? GPU_MAX_GRID_Y : slices;
+    if (cols > FAST_SK_TILES)
+        slices = 1;
+    int kchunk = (k + slices - 1) / slices;
+    slices = (k + kchunk - 1) / kchunk;
+    float *part;
+    *used = after + (size_t)slices * wide * n;
+    if (gpu_scratch((void **)&part, *used * sizeof(float)) != 0)
+        return -1;
+    part += after;
+    dim3 grid(cols, (unsigned)slices), block(ROWS_THREADS);
+    return gpu_launch_early(1, kernel, name, grid, block, 0, __FILE__, __LINE__, c, ldc, part, a, lda, b, ldb, r, n, k,
+                            kchunk);
+}
+
 /* How many of b's last columns (n > THIN_MAX) go to the thin kernel, the
  * whole product's route being `whole`, and the route of the rest (*rest):
  * the n % 64 past the last whole tile of 64 where they are at most
@@ -1630,6 +1776,39 @@ static int thin_cols(const fast_route *whole, fast_route *rest, int m, int n, in
     return w;
 }
 
+/* Whether a's last m % 64 rows (at most ROWS_MAX) go to gemm_rows beside
+ * the product of the others, where the product of c's first n0 columns
+ * (route `tiled`) runs as stream-K: the first m0 = m - m % 64 rows then
+ * run the same stream-K kernel, whatever their estimates say (only its
+ * blocks all start at once and let the next kernel start), where
+ * gemm_rows keeps up in the places its grid leaves free. At
+ * 1030x1056x1024 the 1024 rows' 128 tiles of 66 k-steps make 384 blocks
+ * of 22, a tile's three parts each, which leaves 12 places; gemm_rows's 8
+ * rows (6 used) ended under the product, 8% faster in all, while at
+ * 1037x1055x1031 its 16 (13 used) ran ~80 us beside the product's ~60
+ * (H100, PERF.md, ## fast, v14): beside the product's blocks a place
+ * makes about a quarter of their multiply-adds. So the rows go beside
+ * where R / m0 <= ROWS_SHARE x places / grid (R: rows_wide), between the
+ * two. *rest: the first rows' route; *places: the free places. 0 if not. */
+#define ROWS_SHARE 0.3
+static int rows_split(const fast_route *tiled, fast_route *rest, int m, int n0, int k, int ua, int ub, int *places)
+{
+    int h = m % 64, m0 = m - h, sms = gpu_sm_count();
+    const fast_plan *pt = route_plan(tiled);
+    int cfg = (int)(pt->cfg - configs), grid, share;
+    if (h == 0 || h > ROWS_MAX || m0 < 64 || !gpu_can_launch_early() || !pt->streamk ||
+        plan_sk(cfg, m0, n0, k, sms, &grid, &share) != 0)
+        return 0;
+    *places = sms * resident[1][cfg] - grid;
+    if (*places < 1 || (double)rows_wide(h) * grid > ROWS_SHARE * *places * m0)
+        return 0;
+    *rest = route_for(m0, n0, k, ua, ub, tiled->padded);
+    fast_plan *pr = rest->padded ? &rest->pp.padded : &rest->pp.raw;
+    pr->cfg = pt->cfg, pr->streamk = 1, pr->grid = grid, pr->share = share, pr->slices = 1, pr->kchunk = k;
+    pr->vec = rest->padded ? runs_vec(pt->cfg, !ua || rest->pad_a, 1) : runs_vec(pt->cfg, !ua, !ub);
+    return h;
+}
+
 /* --- the entry point -------------------------------------------------------------- */
 
 extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int n, int k)
@@ -1651,8 +1830,12 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
     fast_route whole = route_for(m, n, k, ua, ub, -1), rest;
     int w = thin_cols(&whole, &rest, m, n, k, ua, ub), n0 = n - w;
     const fast_route *r = w ? &rest : &whole;
+    fast_route top;
+    int places = 0, h = rows_split(r, &top, m, n0, k, ua, ub, &places), m0 = m - h;
     size_t used = 0;
-    if (tiled_product(r, c, n, a, b, n, m, n0, k, &used) != 0)
+    if (tiled_product(h ? &top : r, c, n, a, b, n, m0, n0, k, &used) != 0)
+        return -1;
+    if (h && rows_run(c + (size_t)m0 * n, n, a + (size_t)m0 * k, k, b, n, h, n0, k, places, used, &used) != 0)
         return -1;
     return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, route_plan(r)->streamk, used) : 0;
 }

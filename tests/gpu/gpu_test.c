@@ -84,28 +84,40 @@ static const int fast_thin[][3] = {{777, 1031, 3}, {5, 9, 7},      {70, 20000, 5
  * its alignment (copy_a), so these run the 16-byte kernels on a as it
  * lies, with no padded copy. */
 static const int fast_rows_a[][3] = {{300, 301, 256}, {1000, 1001, 1000}};
+/* A product of mode fast's, with a `set` command before it (or ""). */
+typedef struct {
+    int m, k, n;
+    const char *set;
+} fast_case;
 /* fast's stream-K products (fast_sgemm_sk), with `set` before: on a
  * padded copy of b (1037 x 1055 x 1031), on the rows as they lie (align
  * off), and with shares longer than a tile's k-steps, so that a block
  * makes whole tiles between its split ones (2500 x 700 x 1300 on 132 SMs:
  * 49 steps a block, 44 a tile). */
-static const struct {
-    int m, k, n;
-    const char *set;
-} fast_streamk[] = {{1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
+static const fast_case fast_streamk[] = {{1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
 /* fast's products whose last n % 64 <= 8 columns go to the thin kernel,
  * launched early beside the stream-K product of the rest (cc 9.0 on; its
  * slices' sums in the scratch past the product's slots): b's rows
  * unaligned, padded or not (1037 x 1055 x 1031, 1537 x 1001 x 1539), and
  * aligned (1036 x 1056 x 1032: the product's b is 1024 of each row's
  * 1032). */
-static const struct {
-    int m, k, n;
-    const char *set;
-} fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
-                   {1037, 1055, 1031, "set align off; "},
-                   {1036, 1056, 1032, ""},
-                   {1537, 1001, 1539, ""}};
+static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
+                                        {1037, 1055, 1031, "set align off; "},
+                                        {1036, 1056, 1032, ""},
+                                        {1537, 1001, 1539, ""}};
+/* Products whose last m % 64 rows (16 or fewer) mode fast may run in
+ * gemm_rows beside the stream-K product of the others, where they fit the
+ * places its grid leaves (kernels/gpu_fast.cu, rows_split; on the H100:
+ * 1030, 1025 and 1028): 6 rows on aligned rows (1030 x 1056 x 1024), 1
+ * with the thin kernel beside too (1025^3), 4 with b's rows unaligned and
+ * not copied (1028 x 1055 x 1031, `set align off`); 13 and 16 rows, which
+ * do not fit there and run in the product (1037 x 1055 x 1031, 1040 x
+ * 1055 x 1031). */
+static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
+                                             {1025, 1025, 1025, ""},
+                                             {1028, 1055, 1031, "set align off; "},
+                                             {1037, 1055, 1031, ""},
+                                             {1040, 1055, 1031, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1088,22 +1100,33 @@ static void fast_streamk_products(void)
     CHECKF(launches_like("fast", "fast_sgemm_sk") > before, "the stream-K kernel never ran");
 }
 
-/* fast_beside's products, twice with the same bits and at most twice
- * cuBLAS FP32's error; on a GPU that launches early, the thin kernel and
- * the stream-K kernel both ran for some of them, twice each (which plan a
- * shape gets depends on the GPU's SMs). */
-static void fast_beside_products(void)
+/* The products of list (n of them), twice each with the same bits and at
+ * most twice cuBLAS FP32's error; on a GPU that launches early, `kernel`
+ * and the stream-K kernel both ran for some of them, twice each (which
+ * plan a shape gets depends on the GPU's SMs). */
+static void fast_products_beside(const fast_case *list, size_t n, const char *kernel)
 {
     const gpu_info *d = gpu_device();
     int beside = 0;
-    for (size_t i = 0; i < sizeof fast_beside / sizeof fast_beside[0]; i++) {
-        int thin = launches_like("fast", "gemm_thin"), sk = launches_like("fast", "fast_sgemm_sk");
-        fast_twice(fast_beside[i].m, fast_beside[i].k, fast_beside[i].n, fast_beside[i].set,
-                   *fast_beside[i].set ? "set align auto; " : "");
-        beside += launches_like("fast", "gemm_thin") == thin + 2 && launches_like("fast", "fast_sgemm_sk") == sk + 2;
+    for (size_t i = 0; i < n; i++) {
+        int ran = launches_like("fast", kernel), sk = launches_like("fast", "fast_sgemm_sk");
+        fast_twice(list[i].m, list[i].k, list[i].n, list[i].set, *list[i].set ? "set align auto; " : "");
+        beside += launches_like("fast", kernel) == ran + 2 && launches_like("fast", "fast_sgemm_sk") == sk + 2;
     }
     if (d && d->cc_major >= 9)
-        CHECKF(beside > 0, "the thin kernel never ran beside the stream-K kernel");
+        CHECKF(beside > 0, "%s never ran beside the stream-K kernel", kernel);
+}
+
+/* fast_beside's products: the thin kernel beside the stream-K product. */
+static void fast_beside_products(void)
+{
+    fast_products_beside(fast_beside, sizeof fast_beside / sizeof fast_beside[0], "gemm_thin");
+}
+
+/* fast_rows_beside's products: gemm_rows beside the stream-K product. */
+static void fast_rows_beside_products(void)
+{
+    fast_products_beside(fast_rows_beside, sizeof fast_rows_beside / sizeof fast_rows_beside[0], "gemm_rows");
 }
 
 /* Mode fast's products beyond the shapes every mode runs: the long k, the
@@ -1125,6 +1148,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_rows_a", fast_rows_a_products);
     check_run("gpu_fast_streamk", fast_streamk_products);
     check_run("gpu_fast_thin_beside", fast_beside_products);
+    check_run("gpu_fast_rows_beside", fast_rows_beside_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1268,7 +1292,8 @@ int main(int argc, char **argv)
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
-                                      "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_fold"};
+                                      "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
+                                      "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
