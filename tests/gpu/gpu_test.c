@@ -94,7 +94,8 @@ typedef struct {
  * off), and with shares longer than a tile's k-steps, so that a block
  * makes whole tiles between its split ones (2500 x 700 x 1300 on 132 SMs:
  * 49 steps a block, 44 a tile). */
-static const fast_case fast_streamk[] = {{1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
+static const fast_case fast_streamk[] = {
+    {1037, 1055, 1031, ""}, {1037, 1055, 1031, "set align off; "}, {2500, 700, 1300, ""}};
 /* fast's products whose last n % 64 <= 8 columns go to the thin kernel,
  * launched early beside the stream-K product of the rest (cc 9.0 on; its
  * slices' sums in the scratch past the product's slots): b's rows
