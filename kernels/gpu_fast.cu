@@ -570,6 +570,17 @@ static __device__ int arrived_last(unsigned *counter, unsigned count)
     return last;
 }
 
+/* The sum of `slices` partials, the first at part + at and each next
+ * `stride` floats on, in slice order: the same bits whichever slice
+ * arrived last. Read past this SM's L1, as arrived_last wants. */
+static __device__ __forceinline__ float slices_sum(const float *part, size_t at, size_t stride, unsigned slices)
+{
+    float s = __ldcg(part + at);
+    for (unsigned z = 1; z < slices; z++)
+        s += __ldcg(part + at + z * stride);
+    return s;
+}
+
 /* Block g's slot for its segment of tile t (t is its first tile or its
  * last). */
 template <int BM, int BN>
@@ -1531,10 +1542,7 @@ static __global__ void __launch_bounds__(GEMV_WARPS * 32)
             int row = blockIdx.x * THIN_ROWS + e / W, j = e % W;
             if (row >= m || j >= w)
                 continue;
-            float s = __ldcg(part + (size_t)row * W + j);
-            for (unsigned z = 1; z < gridDim.y; z++)
-                s += __ldcg(part + ((size_t)z * m + row) * W + j);
-            c[(size_t)row * ldc + j] = s;
+            c[(size_t)row * ldc + j] = slices_sum(part, (size_t)row * W + j, (size_t)m * W, gridDim.y);
         }
     gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
 }
@@ -1694,12 +1702,8 @@ static __global__ void __launch_bounds__(ROWS_THREADS, ROWS_MIN_BLOCKS)
         if (i < r && in)
             mine[(size_t)i * n + j] = acc[i];
     if (arrived_last(&rows_arrived[blockIdx.x], gridDim.y) && in)
-        for (int i = 0; i < r; i++) {
-            float s = __ldcg(part + (size_t)i * n + j);
-            for (unsigned z = 1; z < gridDim.y; z++)
-                s += __ldcg(part + ((size_t)z * R + i) * n + j);
-            c[(size_t)i * ldc + j] = s;
-        }
+        for (int i = 0; i < r; i++)
+            c[(size_t)i * ldc + j] = slices_sum(part, (size_t)i * n + j, (size_t)R * n, gridDim.y);
     gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
 }
 
