@@ -3,8 +3,10 @@
  * 16 x 8 outputs per thread, 32..64 x 64 per warp, 64..128 x 64..128 per
  * block) fed by a cp.async pipeline, its running sums folded into the
  * output every 1024 of k, split along k when the output has too few tiles
- * to fill the chip, or run as stream-K when the tiles do not divide evenly
- * among the SMs; a's tile copied into shared memory 4 bytes at a time
+ * to fill the chip, run as stream-K when the tiles do not divide evenly
+ * among the SMs, or as k-groups (a tile an SM, its k shared by the block's
+ * three warp groups, the output's last few rows and columns made beside
+ * the tiles) when the tiles are about as many as the SMs; a's tile copied into shared memory 4 bytes at a time
  * (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
  * aligned, else 4 or, where it pays, from a copy in padded rows (`set
  * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
@@ -70,6 +72,11 @@ typedef struct {
     int vec_c;
     int share;   /* stream-K: k-steps of every block */
     float *work; /* stream-K: two tile-sized slots a block for its partial tiles */
+    /* k-groups: the xh rows of a past m (xa, rows xlda apart) and the xw
+     * columns of b past n (xb, rows xldb apart) that the blocks make
+     * beside their tiles (fast_kg_edges); 0 and NULL where none. */
+    const float *xa, *xb;
+    int xlda, xldb, xh, xw;
 } fast_args;
 
 /* Where outputs go: `at` is the corner of the region (all of c or of a
@@ -428,9 +435,31 @@ template <int MI> static __device__ __forceinline__ void zero_tile(float acc[4 *
  * into d (the first time written, then added: the same thread, in the same
  * order every run) and start again from zero. */
 #define FAST_THREADS(BM, BN, WM) ((BM) / (WM) * ((BN) / 64) * 32)
-template <int BM, int BN, int WM, bool VEC, class Where>
+
+/* The barrier of the threads that share the stages: the whole block, or
+ * (KG > 1: fast_sgemm_kg) the T threads of warp group threadIdx.y, which
+ * has stages of its own and named barrier 1 + threadIdx.y (0 is
+ * __syncthreads's), so that the groups run as freely as separate blocks. */
+template <int KG, int T> static __device__ __forceinline__ void group_sync(void)
+{
+    if (KG == 1)
+        __syncthreads();
+    else
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + (int)threadIdx.y), "n"(T) : "memory");
+}
+
+/* What a block does beside its tile in each stage: nothing, but in the
+ * k-groups kernel (fast_kg_edges). copy: its own copies for stage slot
+ * `slot` at k0, in the stage's group of copies; step: its arithmetic on
+ * that slot, once the stage is in. */
+struct fast_no_extra {
+    __device__ void copy(int, int, int) {}
+    template <class Stage> __device__ void step(int, const Stage *) {}
+};
+
+template <int BM, int BN, int WM, bool VEC, int KG = 1, class Where, class Extra = fast_no_extra>
 static __device__ __forceinline__ void tile_product(const fast_args &p, fast_stage<BM, BN> *st, int i0, int j0,
-                                                    int kbeg, int kend, const Where &where)
+                                                    int kbeg, int kend, const Where &where, Extra &&extra = Extra())
 {
     constexpr int T = FAST_THREADS(BM, BN, WM), MI = WM / 16;
     /* a's tile by copy_a in the 8 x 8 kernels: 2-5% faster at the mid
@@ -460,12 +489,13 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
                 store_a<BM, BN, T>(&st[s], va, L, i0);
             }
             copy_b<BM, BN, T, VEC>(&st[s], L, p, kbeg + s * FAST_BK, kend);
+            extra.copy(s, kbeg + s * FAST_BK, kend);
         }
         copy_commit();
     }
     auto step = [&](int s) {
         copy_wait<FAST_STAGES - 2>();
-        __syncthreads(); /* stage s is complete, and stage s - 1 is free */
+        group_sync<KG, T>(); /* stage s is complete, and stage s - 1 is free */
         int next = s + FAST_STAGES - 1;
         fast_stage<BM, BN> *later = &st[next % FAST_STAGES];
         if (next < steps) {
@@ -474,9 +504,11 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
             else
                 fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + next * FAST_BK, kend);
             copy_b<BM, BN, T, VEC>(later, L, p, kbeg + next * FAST_BK, kend);
+            extra.copy(next % FAST_STAGES, kbeg + next * FAST_BK, kend);
         }
         copy_commit();
         fma_stage<BM, BN, MI>(acc, &st[s % FAST_STAGES], r, c);
+        extra.step(s % FAST_STAGES, &st[s % FAST_STAGES]);
         if (!A_ASYNC && next < steps)
             store_a<BM, BN, T>(later, va, L, i0);
     };
@@ -579,6 +611,18 @@ static __device__ __forceinline__ float slices_sum(const float *part, size_t at,
     for (unsigned z = 1; z < slices; z++)
         s += __ldcg(part + at + z * stride);
     return s;
+}
+
+/* For the kernels launched beside the product (gemm_thin, gemm_rows): the
+ * grid ends after the kernel ahead of it, so that whatever follows on the
+ * stream finds both finished. One block waits, the grid's last (the last
+ * to take a place): the others, done, leave their places to the blocks
+ * still to come (beside a k-groups product, gemm_rows's 48 blocks take
+ * the 4 free SMs in two rounds). */
+static __device__ __forceinline__ void gpu_end_after_prior(void)
+{
+    if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1)
+        gpu_wait_prior();
 }
 
 /* Block g's slot for its segment of tile t (t is its first tile or its
@@ -718,6 +762,222 @@ static __global__ void __launch_bounds__(FAST_THREADS(BM, BN, WM), FAST_MIN_BLOC
     }
 }
 
+/* --- k-groups: a tile an SM, its k shared by the block's warp groups ---------- */
+
+/* Where the tiles are about as many as the SMs (1024 x 1024: 128 tiles of
+ * 64 x 128 for 132 SMs), stream-K's three blocks an SM each take a third
+ * of a tile's k-steps and sum the thirds through scratch in L2: at 1037's
+ * 1024 rows each block stores its part (3.1 us), counts it (1.6) and the
+ * last sums and stores the tile (3.4), and a tile's thirds lie on
+ * different SMs, which end at different times (PERF.md, ## fast, v13). A
+ * block of FAST_KG warp groups (threadIdx.y: the group) instead takes one
+ * tile whole: group g makes the g-th of FAST_KG equal runs of its k-steps
+ * in stages of its own, with a barrier of its own (group_sync), so the
+ * SM runs the 12 warps it runs in stream-K, and the groups' sums are
+ * added in shared memory, in group order (k order: the same bits every
+ * run), and stored by the whole block. A group's run is at most
+ * FAST_FOLD deep (plan_cost_kg): no fold. At 1024 x 1056 x 1024 the
+ * blocks end at 54-55 us, where stream-K's SMs ended at 64.5-68 (H100,
+ * PERF.md, ## fast, v15). */
+#define FAST_KG 3
+
+/* The group's sums into its own stages (free once its warps are done with
+ * them), as a BM x BN tile, rows BN floats apart. */
+template <int BN, int T> struct fast_kg_where {
+    template <int MI>
+    __device__ void store(const fast_args &, const float acc[4 * MI][8], int, int, int r, int c, bool,
+                          float *stages = nullptr) const
+    {
+        group_sync<FAST_KG, T>();
+#pragma unroll
+        for (int t = 0; t < 4 * MI; t++) {
+            float *row = stages + (size_t)(r + (t / 4) * 16 + t % 4) * BN;
+            *(float4 *)(row + c) = make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]);
+            *(float4 *)(row + c + 32) = make_float4(acc[t][4], acc[t][5], acc[t][6], acc[t][7]);
+        }
+    }
+};
+
+/* The edges a k-groups block makes beside its tile, where the output's
+ * last m % 64 rows and n % 64 columns are too few for tiles of their own
+ * (1037x1055x1031: 13 rows and 7 columns past 1024 x 1024): block (bi,
+ * bj) makes row m + bi of c if bi < xh, from a's row and the b columns of
+ * its tile, which are in its stages already; column n + bj if bj < xw,
+ * from its tile's a rows and b's column; and where both, their crossing:
+ * 32 floats more a stage (xs: the row's 16 of a, the column's 16 of b).
+ * A thread's part of a stage is 16-byte loads, as the tile's: 4 columns
+ * of the row at 4 of the stage's k (rs), 4 rows of the column at 2 of
+ * them (cs), and lanes 0-15 of warp 0 one k of the crossing (x). In
+ * kernels of their own (gemm_rows, gemm_thin) in the 4 SMs the product
+ * leaves, 1037's 13 rows and 7 columns ended 30 us after it; here they
+ * cost it 10-15% (its blocks' ends from 54-55 us to 59-65), 8 columns
+ * alone 10% (H100, PERF.md, ## fast, v15). */
+template <int BM, int BN, int T> struct fast_kg_edges {
+    static_assert(16 * T == FAST_BK * BN && 8 * T == FAST_BK * BM && T >= 32 + FAST_BK,
+                  "each thread 4 columns at 4 k, 4 rows at 2 k");
+    float (*xs)[2][FAST_BK]; /* the group's [slot][row of a, column of b][q] */
+    const float *ar, *bc;    /* a's row and b's column at k = 0 */
+    int ldb;
+    bool row, col;
+    float4 rs, cs;
+    float x;
+
+    __device__ void copy(int slot, int k0, int kend)
+    {
+        int warp = threadIdx.x / 32, q = threadIdx.x % 32;
+        bool ok = k0 + q < kend;
+        if (q >= FAST_BK)
+            return;
+        /* Warp 0 the row, warp 1 the column, and no other warp: the others
+         * copying the column too wrote each float 2-3 times over (the same
+         * value, but a race: racecheck, PERF.md, ## fast, v15). */
+        if (row && warp == 0)
+            copy_async<4>(&xs[slot][0][q], ok ? ar + k0 + q : ar, ok);
+        else if (col && warp == 1)
+            copy_async<4>(&xs[slot][1][q], ok ? bc + (size_t)(k0 + q) * ldb : bc, ok);
+    }
+    template <class Stage> __device__ void step(int slot, const Stage *st)
+    {
+        int t = threadIdx.x;
+        if (row) { /* columns 4 (t % (BN / 4)) on, k from 4 (t / (BN / 4)) */
+            int j = 4 * (t % (BN / 4)), q0 = 4 * (t / (BN / 4));
+            float4 a4 = *(const float4 *)&xs[slot][0][q0];
+            const float av[4] = {a4.x, a4.y, a4.z, a4.w};
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                float4 b4 = *(const float4 *)&st->bs[q0 + u][j];
+                rs.x = fmaf(av[u], b4.x, rs.x), rs.y = fmaf(av[u], b4.y, rs.y);
+                rs.z = fmaf(av[u], b4.z, rs.z), rs.w = fmaf(av[u], b4.w, rs.w);
+            }
+        }
+        if (col) { /* rows 4 (t % (BM / 4)) on, k from 2 (t / (BM / 4)) */
+            int i = 4 * (t % (BM / 4)), q0 = 2 * (t / (BM / 4));
+            float2 b2 = *(const float2 *)&xs[slot][1][q0];
+            const float bv[2] = {b2.x, b2.y};
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+                float4 a4 = *(const float4 *)&st->as[q0 + u][i];
+                cs.x = fmaf(a4.x, bv[u], cs.x), cs.y = fmaf(a4.y, bv[u], cs.y);
+                cs.z = fmaf(a4.z, bv[u], cs.z), cs.w = fmaf(a4.w, bv[u], cs.w);
+            }
+        }
+        if (row && col && t < FAST_BK)
+            x = fmaf(xs[slot][0][t], xs[slot][1][t], x);
+    }
+    /* The thread's sums into its group's part of `at`: the row's [k part
+     * (4)][BN], the column's [k part (8)][BM], the crossing's [16]. */
+    __device__ void keep(float *at) const
+    {
+        int t = threadIdx.x;
+        *(float4 *)&at[t / (BN / 4) * BN + 4 * (t % (BN / 4))] = rs;
+        *(float4 *)&at[4 * BN + t / (BM / 4) * BM + 4 * (t % (BM / 4))] = cs;
+        if (t < FAST_BK)
+            at[4 * BN + 8 * BM + t] = x;
+    }
+};
+#define FAST_KG_EDGE_SUMS(BM, BN) (4 * (BN) + 8 * (BM) + FAST_BK) /* floats of fast_kg_edges::keep's */
+
+/* The edges' sums of the groups (group g's at sums + g * gstride: see
+ * fast_kg_edges::keep), added in group order and each group's in k order,
+ * and stored by threads of the block. */
+template <int BM, int BN, int T>
+static __device__ void kg_edges_store(const fast_args &p, const float *sums, size_t gstride, int bi, int bj, int i0,
+                                      int j0)
+{
+    int t = threadIdx.y * T + threadIdx.x;
+    bool row = bi < p.xh, col = bj < p.xw;
+    if (row && t < BN && t < p.n - j0) {
+        float v = 0.0f;
+        for (int g = 0; g < FAST_KG; g++)
+            for (int h = 0; h < 4; h++)
+                v = g || h ? v + sums[g * gstride + h * BN + t] : sums[t];
+        p.out[(size_t)(p.m + bi) * p.ldc + j0 + t] = v;
+    }
+    int i = t - BN;
+    if (col && i >= 0 && i < BM && i < p.m - i0) {
+        float v = 0.0f;
+        for (int g = 0; g < FAST_KG; g++)
+            for (int h = 0; h < 8; h++)
+                v = g || h ? v + sums[g * gstride + 4 * BN + h * BM + i] : sums[4 * BN + i];
+        p.out[(size_t)(i0 + i) * p.ldc + p.n + bj] = v;
+    }
+    if (row && col && t == BN + BM) {
+        float v = 0.0f;
+        for (int g = 0; g < FAST_KG; g++)
+            for (int q = 0; q < FAST_BK; q++)
+                v = g || q ? v + sums[g * gstride + 4 * BN + 8 * BM + q] : sums[4 * BN + 8 * BM];
+        p.out[(size_t)(p.m + bi) * p.ldc + p.n + bj] = v;
+    }
+}
+
+/* The groups' tiles (group g's at part + g * gstride) added in group
+ * order and stored into d by every thread of the block: a warp's 32
+ * floats (or float4s) lie in one row of c. */
+template <int BM, int BN>
+static __device__ void kg_sum(const fast_dst &d, const float *part, size_t gstride)
+{
+    int t = threadIdx.y * blockDim.x + threadIdx.x, all = blockDim.x * blockDim.y;
+    if (d.vec) {
+        for (int e = t; e < BM * BN / 4; e += all) {
+            int i = e / (BN / 4), j = e % (BN / 4) * 4;
+            float4 s = ((const float4 *)part)[e];
+#pragma unroll
+            for (int g = 1; g < FAST_KG; g++) {
+                float4 v = ((const float4 *)(part + g * gstride))[e];
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            store4(d, i, j, &s.x, false);
+        }
+        return;
+    }
+    for (int e = t; e < BM * BN; e += all) {
+        int i = e / BN, j = e % BN;
+        float s = part[e];
+#pragma unroll
+        for (int g = 1; g < FAST_KG; g++)
+            s += part[g * gstride + e];
+        if (i < d.rows && j < d.cols)
+            d.at[(size_t)i * d.ld + j] = s;
+    }
+}
+
+/* Block x makes tile x (tile_of's order) of c, and with EDGES the row
+ * and column beside it that fast_kg_edges says (a kernel of its own: the
+ * edges' code in the loop, off, cost 1024x1056x1024 6%, v15). Launched
+ * early where a padded copy is ahead of it. */
+template <int BM, int BN, int WM, bool VEC, bool EDGES>
+static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) fast_sgemm_kg(fast_args p)
+{
+    constexpr int T = FAST_THREADS(BM, BN, WM);
+    constexpr size_t gstride = FAST_STAGES * sizeof(fast_stage<BM, BN>) / sizeof(float); /* a group's stages */
+    static_assert(WM == 32, "the last store of tile_product hands the group's stages only where WM is 32");
+    static_assert((BM * BN + FAST_KG_EDGE_SUMS(BM, BN)) * sizeof(float) <= gstride * sizeof(float),
+                  "a tile and the edges' sums fit a group's stages");
+    extern __shared__ float4 smem_raw[];
+    gpu_wait_prior();     /* for the padded copies, if launched early (run_padded) */
+    gpu_next_may_start(); /* gemm_rows, in the SMs its grid leaves (fast_matmul) */
+    fast_stage<BM, BN> *st = (fast_stage<BM, BN> *)smem_raw + threadIdx.y * FAST_STAGES;
+    int bi, bj;
+    tile_of(blockIdx.x, (p.m + BM - 1) / BM, (p.n + BN - 1) / BN, &bi, &bj);
+    int i0 = bi * BM, j0 = bj * BN;
+    int steps = (p.k + FAST_BK - 1) / FAST_BK, run = (steps + FAST_KG - 1) / FAST_KG;
+    int kbeg = min(p.k, (int)threadIdx.y * run * FAST_BK), kend = min(p.k, kbeg + run * FAST_BK);
+    if constexpr (EDGES) {
+        __shared__ __align__(16) float xs[FAST_KG][FAST_STAGES][2][FAST_BK];
+        bool row = bi < p.xh, col = bj < p.xw;
+        fast_kg_edges<BM, BN, T> e = {xs[threadIdx.y], row ? p.xa + (size_t)bi * p.xlda : p.a, col ? p.xb + bj : p.b,
+                                      p.xldb, row, col, {0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}, 0.f};
+        tile_product<BM, BN, WM, VEC, FAST_KG>(p, st, i0, j0, kbeg, kend, fast_kg_where<BN, T>(), e);
+        e.keep((float *)st + BM * BN);
+    } else {
+        tile_product<BM, BN, WM, VEC, FAST_KG>(p, st, i0, j0, kbeg, kend, fast_kg_where<BN, T>());
+    }
+    __syncthreads(); /* every group's tile (and edges' sums) in its stages */
+    kg_sum<BM, BN>(c_tile(p, i0, j0), (const float *)smem_raw, gstride);
+    if (EDGES && (bi < p.xh || bj < p.xw))
+        kg_edges_store<BM, BN, T>(p, (const float *)smem_raw + BM * BN, gstride, bi, bj, i0, j0);
+}
+
 /* Where element i of an n-column output goes in c, whose rows are ldc
  * apart. */
 static __device__ __forceinline__ size_t c_index(size_t i, int n, int ldc)
@@ -804,11 +1064,16 @@ static int sum_run(float *c, int ldc, const float *part, int m, int n, int slice
  * blocks an SM) is the fastest. 64 x 64's, 0.97 from v4's sweep, is 0.90
  * since v10: its one-slice plan ran 3001x2999x3000 7% slower than 64 x
  * 128's stream-K, which the estimates put 1% behind it. Each shape has
- * four kernels: data-parallel or stream-K, for 16-byte aligned rows
- * (runs_vec) or copying every float on its own. */
+ * data-parallel kernels, and 64 x 128 / 32 stream-K and k-groups ones
+ * (with the edges or not), for 16-byte aligned rows (runs_vec) or
+ * copying every float on its own. */
+/* How a plan's blocks share the work; FAST_KGEDGES is FAST_KGROUPS's
+ * kernel with the edges beside the tiles (fast_kg_edges), which run_plan
+ * takes where it is given them. */
+enum { FAST_DATA, FAST_STREAMK, FAST_KGROUPS, FAST_KGEDGES, FAST_KINDS };
 typedef struct {
-    const char *name[2][2];           /* [stream-K][aligned] */
-    void (*kernel[2][2])(fast_args); /* the same */
+    const char *name[FAST_KINDS][2];           /* [kind][aligned] */
+    void (*kernel[FAST_KINDS][2])(fast_args); /* the same */
     int bm, bn, wm, threads;
     size_t smem;
     double rel;
@@ -825,11 +1090,16 @@ static int runs_vec(const fast_config *f, int va, int vb) { return vb && (va || 
 #define FAST_NAME(BM, BN, WM, SK, ANY) "fast_sgemm" SK "<" #BM "x" #BN "/" #WM ANY ">"
 #define FAST_DP(BM, BN, WM) {FAST_NAME(BM, BN, WM, "", ",unaligned"), FAST_NAME(BM, BN, WM, "", "")}
 #define FAST_SK(BM, BN, WM) {FAST_NAME(BM, BN, WM, "_sk", ",unaligned"), FAST_NAME(BM, BN, WM, "_sk", "")}
+#define FAST_KGN(BM, BN, WM) {FAST_NAME(BM, BN, WM, "_kg", ",unaligned"), FAST_NAME(BM, BN, WM, "_kg", "")}
+#define FAST_KGE(BM, BN, WM)                                                                                       \
+    {FAST_NAME(BM, BN, WM, "_kg", ",unaligned,edges"), FAST_NAME(BM, BN, WM, "_kg", ",edges")}
 #define FAST_SHAPE(BM, BN, WM, REL) BM, BN, WM, FAST_THREADS(BM, BN, WM), FAST_SMEM(BM, BN), REL
 #define FAST_CONFIG(BM, BN, WM, REL)                                                                               \
-    {{FAST_DP(BM, BN, WM), FAST_SK(BM, BN, WM)},                                                                   \
+    {{FAST_DP(BM, BN, WM), FAST_SK(BM, BN, WM), FAST_KGN(BM, BN, WM), FAST_KGE(BM, BN, WM)},                       \
      {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>},                                               \
-      {fast_sgemm_sk<BM, BN, WM, false>, fast_sgemm_sk<BM, BN, WM, true>}},                                        \
+      {fast_sgemm_sk<BM, BN, WM, false>, fast_sgemm_sk<BM, BN, WM, true>},                                         \
+      {fast_sgemm_kg<BM, BN, WM, false, false>, fast_sgemm_kg<BM, BN, WM, true, false>},                           \
+      {fast_sgemm_kg<BM, BN, WM, false, true>, fast_sgemm_kg<BM, BN, WM, true, true>}},                            \
      FAST_SHAPE(BM, BN, WM, REL)}
 /* A shape without stream-K. 128 x 64 and 64 x 64 had stream-K kernels in
  * the sweep of PERF.md (v5), and at none of 14 shapes did one beat 64 x
@@ -837,8 +1107,8 @@ static int runs_vec(const fast_config *f, int va, int vb) { return vb && (va || 
  * spill with fast_sk_where, but slower than 64 x 128's stream-K at each of
  * 14 shapes, 1037x1055x1031 0.110 ms against 0.093). */
 #define FAST_CONFIG_DP(BM, BN, WM, REL)                                                                            \
-    {{FAST_DP(BM, BN, WM), {NULL, NULL}},                                                                          \
-     {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>}, {NULL, NULL}},                                \
+    {{FAST_DP(BM, BN, WM), {NULL, NULL}, {NULL, NULL}, {NULL, NULL}},                                              \
+     {{fast_sgemm<BM, BN, WM, false>, fast_sgemm<BM, BN, WM, true>}, {NULL, NULL}, {NULL, NULL}, {NULL, NULL}},    \
      FAST_SHAPE(BM, BN, WM, REL)}
 static const fast_config configs[] = {
     FAST_CONFIG(64, 128, 32, 1.00),
@@ -849,39 +1119,64 @@ static const fast_config configs[] = {
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 #define FAST_MAX_SLICES 256
 
-/* How a product runs: a configuration, and either k-slices (slices,
- * kchunk) or stream-K (streamk: `grid` blocks of `share` k-steps); and
- * whether it runs the configuration's aligned kernels (runs_vec). */
+/* How a product runs: a configuration, and its kind: k-slices (slices,
+ * kchunk), stream-K (`grid` blocks of `share` k-steps) or k-groups (a
+ * block of FAST_KG warp groups a tile); and whether it runs the
+ * configuration's aligned kernels (runs_vec). */
 typedef struct {
     const fast_config *cfg;
     int slices, kchunk;
-    int streamk, grid, share;
+    int kind, grid, share;
     int vec;
 } fast_plan;
 
+/* A block of configuration f run as `kind`: its threads and shared memory
+ * (a k-groups block is FAST_KG of the others). */
+static int kind_threads(const fast_config *f, int kind)
+{
+    return kind >= FAST_KGROUPS ? FAST_KG * f->threads : f->threads;
+}
+static size_t kind_smem(const fast_config *f, int kind) { return kind >= FAST_KGROUPS ? FAST_KG * f->smem : f->smem; }
+
 /* Blocks of each configuration an SM holds at once (occupancy API), for
- * plan_cost, [stream-K]; set by configs_ready. */
-static int resident[2][NCONFIGS];
+ * the estimates, [kind]; set by configs_ready. */
+static int resident[FAST_KINDS][NCONFIGS];
+
+/* Whether a block of kernel f with `smem` bytes of dynamic shared memory
+ * fits the `optin` bytes a block may have. */
+static int fits_smem(const void *f, size_t smem, int optin)
+{
+    cudaFuncAttributes at;
+    return cudaFuncGetAttributes(&at, f) == cudaSuccess && at.sharedSizeBytes + smem <= (size_t)optin;
+}
 
 /* Allow each kernel its dynamic shared memory past the 48 KB default, and
- * learn how many blocks of it an SM holds; once per process. */
+ * learn how many blocks of it an SM holds (0: none fits, the plans leave
+ * it); once per process. */
 static int configs_ready(void)
 {
     static int done;
     if (done)
         return 0;
+    int device, optin;
+    GPU_CHECK(cudaGetDevice(&device));
+    GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     for (int i = 0; i < NCONFIGS; i++)
-        for (int sk = 0; sk < 2 && configs[i].kernel[sk][1]; sk++) {
+        for (int kind = 0; kind < FAST_KINDS; kind++) {
+            const fast_config *c = &configs[i];
+            resident[kind][i] = 0;
+            if (!c->kernel[kind][1] || !fits_smem((const void *)c->kernel[kind][1], kind_smem(c, kind), optin))
+                continue; /* a k-groups block's 115 KB: not on GPUs of 99 KB a block (cc 8.6, 8.9) or less */
             for (int v = 0; v < 2; v++) {
-                const void *f = (const void *)configs[i].kernel[sk][v];
-                if (gpu_allow_smem(f, configs[i].smem) != 0)
+                const void *f = (const void *)c->kernel[kind][v];
+                if (gpu_allow_smem(f, kind_smem(c, kind)) != 0)
                     return -1;
                 GPU_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
                                                cudaSharedmemCarveoutMaxShared));
             }
-            resident[sk][i] =
-                gpu_blocks_per_sm((const void *)configs[i].kernel[sk][1], configs[i].threads, configs[i].smem);
-            if (resident[sk][i] < 0)
+            resident[kind][i] =
+                gpu_blocks_per_sm((const void *)c->kernel[kind][1], kind_threads(c, kind), kind_smem(c, kind));
+            if (resident[kind][i] < 0)
                 return -1;
         }
     done = 1;
@@ -927,7 +1222,7 @@ static double plan_cost(int cfg, int slices, int m, int n, int k, int sms, int v
     slices = kchunk ? (k + kchunk - 1) / kchunk : 1;
     double tiles = (double)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
     long long per_sm = (long long)ceil(tiles * slices / sms);
-    int warps = f->threads / 32, r = resident[0][cfg];
+    int warps = f->threads / 32, r = resident[FAST_DATA][cfg];
     double block = (double)f->bm * f->bn * (kchunk + FAST_BK) / f->rel;
     long long full = per_sm / r, rest = per_sm % r;
     double work = full * r * block / sm_rate(r * warps) + (rest ? rest * block / sm_rate((int)rest * warps) : 0);
@@ -948,9 +1243,10 @@ static int plan_sk(int cfg, int m, int n, int k, int sms, int *grid, int *share)
     const fast_config *f = &configs[cfg];
     long long tiles = (long long)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
     long long all = tiles * ((k + FAST_BK - 1) / FAST_BK);
-    if (!f->kernel[1][1] || tiles > FAST_SK_TILES || all > INT_MAX / 2 || all < 1)
+    if (!f->kernel[FAST_STREAMK][1] || tiles > FAST_SK_TILES || all > INT_MAX / 2 || all < 1)
         return -1;
-    *share = (int)((all + (long long)sms * resident[1][cfg] - 1) / ((long long)sms * resident[1][cfg]));
+    long long places = (long long)sms * resident[FAST_STREAMK][cfg];
+    *share = (int)((all + places - 1) / places);
     *grid = (int)((all + *share - 1) / *share);
     return *share >= FAST_SK_MIN_SHARE ? 0 : -1;
 }
@@ -973,13 +1269,35 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
     return (work + slots + 3e4 * parts) * FAST_SK_OVER;
 }
 
+/* Estimated time of the k-groups plan, in plan_cost's units, or -1
+ * where it does not apply: a shape without the kernel, more tiles than
+ * the SMs hold at once (one wave: a block is an SM's whole tile), or a
+ * group's run of k-steps past FAST_FOLD (no fold) or under
+ * FAST_SK_MIN_SHARE. A block's groups at the shape's rate, each its run
+ * plus a step of start, and the sum of their tiles; scaled by
+ * FAST_KG_OVER. */
+#ifndef FAST_KG_OVER
+#define FAST_KG_OVER 1.0
+#endif
+static double plan_cost_kg(int cfg, int m, int n, int k, int sms)
+{
+    const fast_config *f = &configs[cfg];
+    long long tiles = (long long)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
+    int run = ((k + FAST_BK - 1) / FAST_BK + FAST_KG - 1) / FAST_KG;
+    if (!f->kernel[FAST_KGROUPS][1] || tiles > (long long)sms * resident[FAST_KGROUPS][cfg] ||
+        run * FAST_BK > FAST_FOLD || run < FAST_SK_MIN_SHARE)
+        return -1;
+    double work = (double)FAST_KG * f->bm * f->bn * FAST_BK * (run + 1) / f->rel;
+    return (work + (double)FAST_KG * f->bm * f->bn) * FAST_KG_OVER;
+}
+
 /* The plan with the lowest estimate (into *cost): every configuration,
  * every useful slice count (each slice at least 4 stages deep), and
  * stream-K; va, vb: a's and b's rows are 16-byte aligned. */
 static fast_plan plan_search(int m, int n, int k, int va, int vb, double *cost)
 {
     int sms = gpu_sm_count();
-    fast_plan best = {&configs[0], 1, k, 0, 0, 0, 0};
+    fast_plan best = {&configs[0], 1, k, FAST_DATA, 0, 0, 0};
     double best_cost = -1;
     for (int i = 0; i < NCONFIGS; i++) {
         for (int s = 1; s <= FAST_MAX_SLICES && (s == 1 || k / s >= 4 * FAST_BK); s++) {
@@ -988,20 +1306,26 @@ static fast_plan plan_search(int m, int n, int k, int va, int vb, double *cost)
                 best_cost = c;
                 best.cfg = &configs[i];
                 best.slices = s;
-                best.streamk = 0;
+                best.kind = FAST_DATA;
             }
         }
         double c = plan_cost_sk(i, m, n, k, sms);
         if (c >= 0 && (best_cost < 0 || c < best_cost)) {
             best_cost = c;
             best.cfg = &configs[i];
-            best.streamk = 1;
+            best.kind = FAST_STREAMK;
             plan_sk(i, m, n, k, sms, &best.grid, &best.share);
+        }
+        c = plan_cost_kg(i, m, n, k, sms);
+        if (c >= 0 && (best_cost < 0 || c < best_cost)) {
+            best_cost = c;
+            best.cfg = &configs[i];
+            best.kind = FAST_KGROUPS;
         }
     }
     *cost = best_cost;
     best.vec = runs_vec(best.cfg, va, vb);
-    if (best.streamk) {
+    if (best.kind != FAST_DATA) {
         best.slices = 1, best.kchunk = k;
         return best;
     }
@@ -1055,34 +1379,50 @@ static fast_plans plans_for(int m, int n, int k, int va, int vb)
 static size_t plan_scratch(const fast_plan *pl, int m, int n)
 {
     const fast_config *f = pl->cfg;
-    if (pl->streamk)
+    if (pl->kind == FAST_STREAMK)
         return (size_t)pl->grid * 2 * f->bm * f->bn;
-    return pl->slices > 1 ? (size_t)pl->slices * m * n : 0;
+    return pl->kind == FAST_DATA && pl->slices > 1 ? (size_t)pl->slices * m * n : 0;
 }
 
+/* The rows of a and columns of b past a k-groups product's m and n that
+ * its blocks make beside their tiles (fast_kg_edges): h rows of a from a
+ * (lda apart), w columns of b from b (ldb apart). */
+typedef struct {
+    const float *a, *b;
+    int lda, ldb, h, w;
+} fast_edges;
+
 /* Run plan pl on a (rows lda apart) and b (ldb) into c (ldc): the tiled
- * kernel, and the sum of the slices if split; or the stream-K kernel;
- * work: plan_scratch's floats, or NULL where it needs none. early (a
- * stream-K plan only): the kernel ahead on the stream is fast_pad_rows,
+ * kernel, and the sum of the slices if split; or the stream-K kernel; or
+ * the k-groups kernel, with the edges e (or NULL) if it has any; work:
+ * plan_scratch's floats, or NULL where it needs none. early (stream-K and
+ * k-groups plans only): the kernel ahead on the stream is fast_pad_rows,
  * whose end the product's blocks may wait for in place
  * (gpu_launch_early). */
 static int run_plan(const fast_plan *pl, float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m,
-                    int n, int k, float *work, int early)
+                    int n, int k, float *work, int early, const fast_edges *e)
 {
     const fast_config *f = pl->cfg;
     fast_args p = {c, a, b, m, n, k, pl->kchunk > 0 ? pl->kchunk : FAST_BK, lda, ldb, ldc, 0, 0, pl->share, NULL};
-    if (pl->streamk)
+    int kind = pl->kind;
+    if (e && kind == FAST_KGROUPS && (e->h || e->w)) {
+        p.xa = e->a, p.xb = e->b, p.xlda = e->lda, p.xldb = e->ldb, p.xh = e->h, p.xw = e->w;
+        kind = FAST_KGEDGES;
+    }
+    int split = pl->kind == FAST_DATA && pl->slices > 1;
+    if (pl->kind == FAST_STREAMK)
         p.work = work;
-    else if (pl->slices > 1)
+    else if (split)
         p.out = work, p.zstride = (size_t)m * n, p.ldc = n;
     p.vec_c = p.ldc % 4 == 0 && aligned16(p.out);
-    unsigned blocks = pl->streamk ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
-    void (*kernel)(fast_args) = f->kernel[pl->streamk][pl->vec];
-    const char *name = f->name[pl->streamk][pl->vec];
-    dim3 grid(blocks, 1, pl->streamk ? 1 : pl->slices), block(f->threads);
-    if (gpu_launch_early(early, kernel, name, grid, block, f->smem, __FILE__, __LINE__, p) != 0)
+    unsigned blocks = pl->kind == FAST_STREAMK ? (unsigned)pl->grid : gpu_cdiv(m, f->bm) * gpu_cdiv(n, f->bn);
+    void (*kernel)(fast_args) = f->kernel[kind][pl->vec];
+    const char *name = f->name[kind][pl->vec];
+    dim3 grid(blocks, 1, split ? pl->slices : 1);
+    dim3 block(f->threads, kind >= FAST_KGROUPS ? FAST_KG : 1);
+    if (gpu_launch_early(early, kernel, name, grid, block, kind_smem(f, kind), __FILE__, __LINE__, p) != 0)
         return -1;
-    return !pl->streamk && pl->slices > 1 ? sum_run(c, ldc, p.out, m, n, pl->slices) : 0;
+    return split ? sum_run(c, ldc, p.out, m, n, pl->slices) : 0;
 }
 
 /* --- rows that are not 16-byte aligned ------------------------------------------- */
@@ -1184,11 +1524,26 @@ typedef struct {
 
 static const fast_plan *route_plan(const fast_route *r) { return r->padded ? &r->pp.padded : &r->pp.raw; }
 
+/* A plan's time over its estimate on rows as they lie: FAST_RAW_OVER
+ * where b is copied a float at a time, FAST_RAW_OVER_KG in a k-groups
+ * block, whose one block an SM has no other block's arithmetic to hide
+ * its loads behind (1024x1055x1031's product 1.2 times 1024x1056x1032's,
+ * H100, PERF.md, ## fast, v15). */
+#ifndef FAST_RAW_OVER_KG
+#define FAST_RAW_OVER_KG 1.2
+#endif
+static double raw_over(const fast_plan *pl)
+{
+    if (pl->vec)
+        return 1.0;
+    return pl->kind == FAST_KGROUPS ? FAST_RAW_OVER_KG : FAST_RAW_OVER;
+}
+
 static fast_route route_for(int m, int n, int k, int ua, int ub, int padded)
 {
     fast_route r;
     r.pp = plans_for(m, n, k, !ua, !ub);
-    r.padded = 0, r.cost = r.pp.raw_cost * (r.pp.raw.vec ? 1.0 : FAST_RAW_OVER);
+    r.padded = 0, r.cost = r.pp.raw_cost * raw_over(&r.pp.raw);
     r.pad_a = ua && needs_vec_a(r.pp.padded.cfg), r.pad_b = ub;
     if (!(r.pad_a || r.pad_b) || variant_is(VAR_ALIGN, "off"))
         return r;
@@ -1204,7 +1559,7 @@ static fast_route route_for(int m, int n, int k, int ua, int ub, int padded)
  * (*used floats of it): 0, -1 with the error set, or 1 where the scratch
  * could not be had (nothing done, no error: run raw). */
 static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, const float *b, int ldb_in, int m, int n,
-                      int k, int pad_a, int pad_b, size_t *used)
+                      int k, int pad_a, int pad_b, size_t *used, const fast_edges *e)
 {
     int lda = pad_a ? round4(k) : k, ldb = pad_b ? round4(n) : ldb_in;
     size_t fa = pad_a ? (size_t)m * lda : 0, fb = pad_b ? (size_t)k * ldb : 0;
@@ -1218,14 +1573,15 @@ static int run_padded(const fast_plan *pl, float *c, int ldc, const float *a, co
         ja = jb, jb.rows = 0;
     if (pad_run(&ja, &jb) != 0)
         return -1;
-    /* A stream-K grid is every place on the chip, so its blocks may take
-     * their places while the copy runs: 1-2% off at 999^3 to 1037. Not a
+    /* A stream-K grid is every place on the chip (a k-groups grid nearly
+     * every SM), so its blocks may take their places while the copy runs:
+     * 1-2% off at 999^3 to 1037 (stream-K). Not a
      * data-parallel one: 999x1001x1003 in 64 x 128 slices then ran 0.094
      * ms in some processes against 0.072 (PERF.md, ## fast, v12; not
      * looked into: its fewer blocks, placed while the copy held part of
      * the SMs, may lie unevenly). */
     return run_plan(pl, c, ldc, pad_a ? buf : a, lda, pad_b ? buf + fa : b, ldb, m, n, k, buf + fa + fb,
-                    pl->streamk);
+                    pl->kind != FAST_DATA, e);
 }
 
 /* Whether rows ld floats apart from x (a's: k; b's: ldb) are not all
@@ -1236,10 +1592,10 @@ static int unaligned(const float *x, int ld) { return ld % 4 != 0 || !aligned16(
  * route r (route_for): raw, or through padded copies. *used: the floats of
  * scratch (gpu_scratch) it may use till it ends. */
 static int tiled_product(const fast_route *r, float *c, int ldc, const float *a, const float *b, int ldb, int m,
-                         int n, int k, size_t *used)
+                         int n, int k, size_t *used, const fast_edges *e)
 {
     if (r->padded) {
-        int rc = run_padded(&r->pp.padded, c, ldc, a, b, ldb, m, n, k, r->pad_a, r->pad_b, used);
+        int rc = run_padded(&r->pp.padded, c, ldc, a, b, ldb, m, n, k, r->pad_a, r->pad_b, used, e);
         if (rc <= 0)
             return rc;
     }
@@ -1247,7 +1603,7 @@ static int tiled_product(const fast_route *r, float *c, int ldc, const float *a,
     *used = plan_scratch(&r->pp.raw, m, n);
     if (*used && gpu_scratch((void **)&work, *used * sizeof(float)) != 0)
         return -1;
-    return run_plan(&r->pp.raw, c, ldc, a, k, b, ldb, m, n, k, work, 0);
+    return run_plan(&r->pp.raw, c, ldc, a, k, b, ldb, m, n, k, work, 0, e);
 }
 
 /* --- matrix-vector products ----------------------------------------------------- */
@@ -1544,7 +1900,7 @@ static __global__ void __launch_bounds__(GEMV_WARPS * 32)
                 continue;
             c[(size_t)row * ldc + j] = slices_sum(part, (size_t)row * W + j, (size_t)m * W, gridDim.y);
         }
-    gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
+    gpu_end_after_prior();
 }
 
 /* c (m x w, rows ldc apart) = a (m x k) @ b (k x w, rows ldb apart), w <=
@@ -1704,7 +2060,7 @@ static __global__ void __launch_bounds__(ROWS_THREADS, ROWS_MIN_BLOCKS)
     if (arrived_last(&rows_arrived[blockIdx.x], gridDim.y) && in)
         for (int i = 0; i < r; i++)
             c[(size_t)i * ldc + j] = slices_sum(part, (size_t)i * n + j, (size_t)R * n, gridDim.y);
-    gpu_wait_prior(); /* launched beside the product (fast_matmul): end after it */
+    gpu_end_after_prior();
 }
 
 /* The rows gemm_rows computes for r: 4, 8 or 16. */
@@ -1771,7 +2127,7 @@ static int thin_cols(const fast_route *whole, fast_route *rest, int m, int n, in
         return 0;
     *rest = route_for(m, n0, k, ua, ub, whole->padded);
     const fast_plan *pw = route_plan(whole), *pr = route_plan(rest);
-    if (gpu_can_launch_early() && pw->streamk && pr->streamk && pw->cfg == pr->cfg)
+    if (gpu_can_launch_early() && pw->kind == FAST_STREAMK && pr->kind == FAST_STREAMK && pw->cfg == pr->cfg)
         return w;
     double all = plans_for(m, n, k, k % 4 == 0, n % 4 == 0).raw_cost;
     if (plans_for(m, n0, k, k % 4 == 0, n0 % 4 == 0).raw_cost + thin_cost(m, k) >= FAST_THIN_UNDER * all)
@@ -1800,17 +2156,82 @@ static int rows_split(const fast_route *tiled, fast_route *rest, int m, int n0, 
     int h = m % 64, m0 = m - h, sms = gpu_sm_count();
     const fast_plan *pt = route_plan(tiled);
     int cfg = (int)(pt->cfg - configs), grid, share;
-    if (h == 0 || h > ROWS_MAX || m0 < 64 || !gpu_can_launch_early() || !pt->streamk ||
+    if (h == 0 || h > ROWS_MAX || m0 < 64 || !gpu_can_launch_early() || pt->kind != FAST_STREAMK ||
         plan_sk(cfg, m0, n0, k, sms, &grid, &share) != 0)
         return 0;
-    *places = sms * resident[1][cfg] - grid;
+    *places = sms * resident[FAST_STREAMK][cfg] - grid;
     if (*places < 1 || (double)rows_wide(h) * grid > ROWS_SHARE * *places * m0)
         return 0;
     *rest = route_for(m0, n0, k, ua, ub, tiled->padded);
     fast_plan *pr = rest->padded ? &rest->pp.padded : &rest->pp.raw;
-    pr->cfg = pt->cfg, pr->streamk = 1, pr->grid = grid, pr->share = share, pr->slices = 1, pr->kchunk = k;
+    pr->cfg = pt->cfg, pr->kind = FAST_STREAMK, pr->grid = grid, pr->share = share, pr->slices = 1, pr->kchunk = k;
     pr->vec = rest->padded ? runs_vec(pt->cfg, !ua || rest->pad_a, 1) : runs_vec(pt->cfg, !ua, !ub);
     return h;
+}
+
+/* Whether a's last m % 64 <= 16 rows (*h) and b's last n % 64 <= 8
+ * columns (*w) go to the blocks of a k-groups product of the rest (route
+ * *core) beside their tiles (fast_kg_edges): where the rest's plan is
+ * k-groups, a row for each row of its tiles and a column for each column
+ * (1037x1055x1031: 1024 x 1024 in 16 x 8 tiles of 64 x 128, 13 rows and
+ * 7 columns). */
+#define FAST_KG_ROWS 16
+#define FAST_KG_COLS 8
+static int kg_edges(fast_route *core, int m, int n, int k, int ua, int ub, int *h, int *w);
+
+/* Whether kg_edges's h rows go to gemm_rows instead, in the SMs the
+ * k-groups grid leaves free (and, as its blocks end, theirs): where
+ * their multiply-adds (rows_wide rows) are at most FAST_ROWS_RATE of what
+ * those SMs would make at full rate in the product's time. There a
+ * place makes about a quarter of the product's rate (as beside
+ * stream-K, v14): 1030x1056x1024's 6 rows (8 computed) ended under the
+ * product, 1037's 13 (16) 30 us after it, and in the blocks (the fold)
+ * rows cost the product 5-8% (H100, PERF.md, ## fast, v15). The h rows
+ * are then c's whole rows, the w columns' part too. Hopper only (the
+ * early launch). */
+#define FAST_ROWS_RATE 0.25
+#define FAST_KG_PLACES 6 /* rows_run's places an SM left free: 48 blocks of 128 x k / 6 at 1030 */
+/* The SMs a k-groups grid of m0 x n0 in route core's tiles leaves free
+ * (a block an SM). */
+static int kg_free_sms(const fast_route *core, int m0, int n0)
+{
+    const fast_config *f = route_plan(core)->cfg;
+    return gpu_sm_count() - (int)(gpu_cdiv(m0, f->bm) * gpu_cdiv(n0, f->bn));
+}
+
+static int kg_rows_beside(const fast_route *core, int m0, int n0, int k, int h)
+{
+    int free = kg_free_sms(core, m0, n0);
+    return h && gpu_can_launch_early() && free > 0 &&
+           (double)rows_wide(h) * n0 * k <= FAST_ROWS_RATE * free * core->cost;
+}
+
+/* The product as kg_edges says: the k-groups product of the first m - h
+ * rows and n - w columns with the edges in its blocks, or its rows in
+ * gemm_rows beside it (kg_rows_beside). */
+static int kg_run(const fast_route *core, float *c, const float *a, const float *b, int m, int n, int k, int h, int w)
+{
+    int m0 = m - h, n0 = n - w, beside = kg_rows_beside(core, m0, n0, k, h);
+    fast_edges e = {a + (size_t)m0 * k, b + n0, k, n, beside ? 0 : h, w};
+    size_t used = 0;
+    if (tiled_product(core, c, n, a, b, n, m0, n0, k, &used, &e) != 0)
+        return -1;
+    if (!beside)
+        return 0;
+    return rows_run(c + (size_t)m0 * n, n, a + (size_t)m0 * k, k, b, n, h, n, k,
+                    FAST_KG_PLACES * kg_free_sms(core, m0, n0), used, &used);
+}
+
+static int kg_edges(fast_route *core, int m, int n, int k, int ua, int ub, int *h, int *w)
+{
+    *h = m % 64 <= FAST_KG_ROWS ? m % 64 : 0;
+    *w = n % 64 <= FAST_KG_COLS ? n % 64 : 0;
+    int m0 = m - *h, n0 = n - *w;
+    if (!(*h || *w) || m0 < 64 || n0 < 64)
+        return 0;
+    *core = route_for(m0, n0, k, ua, ub, -1);
+    const fast_plan *pc = route_plan(core);
+    return pc->kind == FAST_KGROUPS && *h <= (int)gpu_cdiv(m0, pc->cfg->bm) && *w <= (int)gpu_cdiv(n0, pc->cfg->bn);
 }
 
 /* --- the entry point -------------------------------------------------------------- */
@@ -1830,16 +2251,22 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
         return -1;
     if (n <= THIN_MAX)
         return thin_run(c, n, a, b, n, m, k, n, 0, 0);
-    int ua = unaligned(a, k), ub = unaligned(b, n);
+    int ua = unaligned(a, k), ub = unaligned(b, n), h, w;
+    fast_route core;
+    if (kg_edges(&core, m, n, k, ua, ub, &h, &w))
+        return kg_run(&core, c, a, b, m, n, k, h, w);
+    size_t used = 0;
     fast_route whole = route_for(m, n, k, ua, ub, -1), rest;
-    int w = thin_cols(&whole, &rest, m, n, k, ua, ub), n0 = n - w;
+    w = thin_cols(&whole, &rest, m, n, k, ua, ub);
+    int n0 = n - w;
     const fast_route *r = w ? &rest : &whole;
     fast_route top;
-    int places = 0, h = rows_split(r, &top, m, n0, k, ua, ub, &places), m0 = m - h;
-    size_t used = 0;
-    if (tiled_product(h ? &top : r, c, n, a, b, n, m0, n0, k, &used) != 0)
+    int places = 0;
+    h = rows_split(r, &top, m, n0, k, ua, ub, &places);
+    int m0 = m - h;
+    if (tiled_product(h ? &top : r, c, n, a, b, n, m0, n0, k, &used, NULL) != 0)
         return -1;
     if (h && rows_run(c + (size_t)m0 * n, n, a + (size_t)m0 * k, k, b, n, h, n0, k, places, used, &used) != 0)
         return -1;
-    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, route_plan(r)->streamk, used) : 0;
+    return w ? thin_run(c + n0, n, a, b + n0, n, m, k, w, route_plan(r)->kind == FAST_STREAMK, used) : 0;
 }

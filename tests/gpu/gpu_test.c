@@ -108,10 +108,11 @@ static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
                                         {1036, 1056, 1032, ""},
                                         {1537, 1001, 1539, ""}};
 /* Products whose last m % 64 rows (16 or fewer) mode fast may run in
- * gemm_rows beside the stream-K product of the others, where they fit the
- * places its grid leaves (kernels/gpu_fast.cu, rows_split; on the H100:
- * 1030, 1025 and 1028): 6 rows on aligned rows (1030 x 1056 x 1024), 1
- * with the thin kernel beside too (1025^3), 4 with b's rows unaligned and
+ * gemm_rows beside the product of the others, where they fit the SMs or
+ * places its grid leaves (kernels/gpu_fast.cu, kg_rows_beside and
+ * rows_split; on the H100, beside the k-groups kernel: 1030, 1025 and
+ * 1028): 6 rows on aligned rows (1030 x 1056 x 1024), 1 with the last
+ * column in the product's blocks (1025^3), 4 with b's rows unaligned and
  * not copied (1028 x 1055 x 1031, `set align off`); 13 and 16 rows, which
  * do not fit there and run in the product (1037 x 1055 x 1031, 1040 x
  * 1055 x 1031). */
@@ -120,6 +121,23 @@ static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
                                              {1028, 1055, 1031, "set align off; "},
                                              {1037, 1055, 1031, ""},
                                              {1040, 1055, 1031, ""}};
+/* fast's k-groups products (fast_sgemm_kg: a tile an SM, its k shared by
+ * the block's three warp groups), where the tiles are about as many as
+ * the SMs: whole (1000^3, 1024 x 1056 x 1024; b padded, 999 x 1001 x
+ * 1003), and with the last rows and columns past 64-row and 128-column
+ * tiles made in the blocks beside their tiles (the edges kernel): 13 rows
+ * and 7 columns on b padded and on b as it lies (1037 x 1055 x 1031), 16
+ * and 7 (1040), 12 and 8 (1036 x 1056 x 1032), columns alone (1024 x 1056
+ * x 1032), rows alone (1037 x 1055 x 1024). */
+static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
+                                         {1024, 1056, 1024, ""},
+                                         {999, 1001, 1003, ""},
+                                         {1037, 1055, 1031, ""},
+                                         {1037, 1055, 1031, "set align off; "},
+                                         {1040, 1055, 1031, ""},
+                                         {1036, 1056, 1032, ""},
+                                         {1024, 1056, 1032, ""},
+                                         {1037, 1055, 1024, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1104,32 +1122,58 @@ static void fast_streamk_products(void)
 }
 
 /* The products of list (n of them), twice each with the same bits and at
- * most twice cuBLAS FP32's error; on a GPU that launches early, `kernel`
- * and the stream-K kernel both ran for some of them, twice each (which
+ * most twice cuBLAS FP32's error; `kernel` and a kernel whose name holds
+ * `product` both ran for some of them, twice each, where `when` (which
  * plan a shape gets depends on the GPU's SMs). */
-static void fast_products_beside(const fast_case *list, size_t n, const char *kernel)
+static void fast_products_with(const fast_case *list, size_t n, const char *kernel, const char *product, int when)
+{
+    int both = 0;
+    for (size_t i = 0; i < n; i++) {
+        int ran = launches_like("fast", kernel), pr = launches_like("fast", product);
+        fast_twice(list[i].m, list[i].k, list[i].n, list[i].set, *list[i].set ? "set align auto; " : "");
+        both += launches_like("fast", kernel) == ran + 2 && launches_like("fast", product) == pr + 2;
+    }
+    if (when)
+        CHECKF(both > 0, "%s never ran with %s", kernel, product);
+}
+
+/* On a GPU that launches early (cc 9.0 on). */
+static int launches_early(void)
 {
     const gpu_info *d = gpu_device();
-    int beside = 0;
-    for (size_t i = 0; i < n; i++) {
-        int ran = launches_like("fast", kernel), sk = launches_like("fast", "fast_sgemm_sk");
-        fast_twice(list[i].m, list[i].k, list[i].n, list[i].set, *list[i].set ? "set align auto; " : "");
-        beside += launches_like("fast", kernel) == ran + 2 && launches_like("fast", "fast_sgemm_sk") == sk + 2;
-    }
-    if (d && d->cc_major >= 9)
-        CHECKF(beside > 0, "%s never ran beside the stream-K kernel", kernel);
+    return d && d->cc_major >= 9;
+}
+
+/* Where a k-groups grid of 128 blocks (1024 x 1024 in tiles of 64 x 128)
+ * is one wave: a GPU of 128 SMs or more. */
+static int kgroups_fit(void)
+{
+    const gpu_info *d = gpu_device();
+    return d && d->sms >= 128;
 }
 
 /* fast_beside's products: the thin kernel beside the stream-K product. */
 static void fast_beside_products(void)
 {
-    fast_products_beside(fast_beside, sizeof fast_beside / sizeof fast_beside[0], "gemm_thin");
+    fast_products_with(fast_beside, sizeof fast_beside / sizeof fast_beside[0], "gemm_thin", "fast_sgemm_sk",
+                       launches_early());
 }
 
-/* fast_rows_beside's products: gemm_rows beside the stream-K product. */
+/* fast_rows_beside's products: gemm_rows beside the k-groups product. */
 static void fast_rows_beside_products(void)
 {
-    fast_products_beside(fast_rows_beside, sizeof fast_rows_beside / sizeof fast_rows_beside[0], "gemm_rows");
+    fast_products_with(fast_rows_beside, sizeof fast_rows_beside / sizeof fast_rows_beside[0], "gemm_rows",
+                       "fast_sgemm_kg", launches_early() && kgroups_fit());
+}
+
+/* fast_kgroups's products: the k-groups kernel, and its edges kernel. */
+static void fast_kgroups_products(void)
+{
+    size_t n = sizeof fast_kgroups / sizeof fast_kgroups[0];
+    int edges = launches_like("fast", ",edges>");
+    fast_products_with(fast_kgroups, n, "fast_sgemm_kg<", "fast_sgemm_kg<", kgroups_fit());
+    if (kgroups_fit())
+        CHECKF(launches_like("fast", ",edges>") >= edges + 2, "the k-groups kernel never made the edges");
 }
 
 /* Mode fast's products beyond the shapes every mode runs: the long k, the
@@ -1152,6 +1196,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_streamk", fast_streamk_products);
     check_run("gpu_fast_thin_beside", fast_beside_products);
     check_run("gpu_fast_rows_beside", fast_rows_beside_products);
+    check_run("gpu_fast_kgroups", fast_kgroups_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1296,7 +1341,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
-                                      "gpu_fast_fold"};
+                                      "gpu_fast_kgroups", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
