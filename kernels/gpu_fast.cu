@@ -829,7 +829,7 @@ template <int BM, int BN, int T> struct fast_kg_edges {
         if (q >= FAST_BK)
             return;
         /* Warp 0 the row, warp 1 the column, and no other warp: the others
-         * copying the column too wrote each float 2-3 times over (the same
+         * copying the column too wrote each float three times (the same
          * value, but a race: racecheck, PERF.md, ## fast, v15). */
         if (row && warp == 0)
             copy_async<4>(&xs[slot][0][q], ok ? ar + k0 + q : ar, ok);
