@@ -6,8 +6,8 @@
  * to fill the chip, run as stream-K when the tiles do not divide evenly
  * among the SMs, or as k-groups (a tile an SM, its k shared by the block's
  * three warp groups, the output's last few rows and columns made beside
- * the tiles) when the tiles are about as many as the SMs; a's tile copied into shared memory 4 bytes at a time
- * (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
+ * the tiles) when the tiles are about as many as the SMs; a's tile copied
+ * into shared memory 4 bytes at a time (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
  * aligned, else 4 or, where it pays, from a copy in padded rows (`set
  * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
  * thin kernel for b of at most 8 columns (and a wide b's last few, beside
@@ -1142,14 +1142,6 @@ static size_t kind_smem(const fast_config *f, int kind) { return kind >= FAST_KG
  * the estimates, [kind]; set by configs_ready. */
 static int resident[FAST_KINDS][NCONFIGS];
 
-/* Whether a block of kernel f with `smem` bytes of dynamic shared memory
- * fits the `optin` bytes a block may have. */
-static int fits_smem(const void *f, size_t smem, int optin)
-{
-    cudaFuncAttributes at;
-    return cudaFuncGetAttributes(&at, f) == cudaSuccess && at.sharedSizeBytes + smem <= (size_t)optin;
-}
-
 /* Allow each kernel its dynamic shared memory past the 48 KB default, and
  * learn how many blocks of it an SM holds (0: none fits, the plans leave
  * it); once per process. */
@@ -1164,8 +1156,12 @@ static int configs_ready(void)
     for (int i = 0; i < NCONFIGS; i++)
         for (int kind = 0; kind < FAST_KINDS; kind++) {
             const fast_config *c = &configs[i];
+            cudaFuncAttributes at;
             resident[kind][i] = 0;
-            if (!c->kernel[kind][1] || !fits_smem((const void *)c->kernel[kind][1], kind_smem(c, kind), optin))
+            if (!c->kernel[kind][1])
+                continue;
+            GPU_CHECK(cudaFuncGetAttributes(&at, (const void *)c->kernel[kind][1]));
+            if (at.sharedSizeBytes + kind_smem(c, kind) > (size_t)optin)
                 continue; /* a k-groups block's 115 KB: not on GPUs of 99 KB a block (cc 8.6, 8.9) or less */
             for (int v = 0; v < 2; v++) {
                 const void *f = (const void *)c->kernel[kind][v];
@@ -2177,7 +2173,17 @@ static int rows_split(const fast_route *tiled, fast_route *rest, int m, int n0, 
  * 7 columns). */
 #define FAST_KG_ROWS 16
 #define FAST_KG_COLS 8
-static int kg_edges(fast_route *core, int m, int n, int k, int ua, int ub, int *h, int *w);
+static int kg_edges(fast_route *core, int m, int n, int k, int ua, int ub, int *h, int *w)
+{
+    *h = m % 64 <= FAST_KG_ROWS ? m % 64 : 0;
+    *w = n % 64 <= FAST_KG_COLS ? n % 64 : 0;
+    int m0 = m - *h, n0 = n - *w;
+    if (!(*h || *w) || m0 < 64 || n0 < 64)
+        return 0;
+    *core = route_for(m0, n0, k, ua, ub, -1);
+    const fast_plan *pc = route_plan(core);
+    return pc->kind == FAST_KGROUPS && *h <= (int)gpu_cdiv(m0, pc->cfg->bm) && *w <= (int)gpu_cdiv(n0, pc->cfg->bn);
+}
 
 /* Whether kg_edges's h rows go to gemm_rows instead, in the SMs the
  * k-groups grid leaves free (and, as its blocks end, theirs): where
@@ -2220,18 +2226,6 @@ static int kg_run(const fast_route *core, float *c, const float *a, const float 
         return 0;
     return rows_run(c + (size_t)m0 * n, n, a + (size_t)m0 * k, k, b, n, h, n, k,
                     FAST_KG_PLACES * kg_free_sms(core, m0, n0), used, &used);
-}
-
-static int kg_edges(fast_route *core, int m, int n, int k, int ua, int ub, int *h, int *w)
-{
-    *h = m % 64 <= FAST_KG_ROWS ? m % 64 : 0;
-    *w = n % 64 <= FAST_KG_COLS ? n % 64 : 0;
-    int m0 = m - *h, n0 = n - *w;
-    if (!(*h || *w) || m0 < 64 || n0 < 64)
-        return 0;
-    *core = route_for(m0, n0, k, ua, ub, -1);
-    const fast_plan *pc = route_plan(core);
-    return pc->kind == FAST_KGROUPS && *h <= (int)gpu_cdiv(m0, pc->cfg->bm) && *w <= (int)gpu_cdiv(n0, pc->cfg->bn);
 }
 
 /* --- the entry point -------------------------------------------------------------- */

@@ -1145,11 +1145,12 @@ static int launches_early(void)
 }
 
 /* Where a k-groups grid of 128 blocks (1024 x 1024 in tiles of 64 x 128)
- * is one wave: a GPU of 128 SMs or more. */
+ * is one wave: a GPU of 128 SMs or more, each able to hold one block's
+ * ~116 KB of shared memory (not an RTX 4090's 100 KB an SM). */
 static int kgroups_fit(void)
 {
     const gpu_info *d = gpu_device();
-    return d && d->sms >= 128;
+    return d && d->sms >= 128 && d->smem_per_sm >= (size_t)120 << 10;
 }
 
 /* fast_beside's products: the thin kernel beside the stream-K product. */
