@@ -941,6 +941,20 @@ static __device__ void kg_sum(const fast_dst &d, const float *part, size_t gstri
     }
 }
 
+/* A group of `steps` k-steps, where the longest has `run`, passes its
+ * barrier run - steps more times, so that every group has passed as many
+ * as the others at the __syncthreads before kg_sum. The barriers order
+ * the groups' sums before the sums are read either way, but racecheck
+ * reported every such pair of write and read as a hazard whenever the
+ * counts differed (1024^3: 64 steps, runs of 22, 22 and 20; 1025^3), and
+ * none once they were even (H100, PERF.md, ## fast, v15). The extra
+ * passes are those of a group that waits at the __syncthreads anyway. */
+template <int T> static __device__ __forceinline__ void kg_even_barriers(int steps, int run)
+{
+    for (int s = steps; s < run; s++)
+        group_sync<FAST_KG, T>();
+}
+
 /* Block x makes tile x (tile_of's order) of c, and with EDGES the row
  * and column beside it that fast_kg_edges says (a kernel of its own: the
  * edges' code in the loop, off, cost 1024x1056x1024 6%, v15). Launched
@@ -972,6 +986,7 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
     } else {
         tile_product<BM, BN, WM, VEC, FAST_KG>(p, st, i0, j0, kbeg, kend, fast_kg_where<BN, T>());
     }
+    kg_even_barriers<T>((kend - kbeg + FAST_BK - 1) / FAST_BK, run);
     __syncthreads(); /* every group's tile (and edges' sums) in its stages */
     kg_sum<BM, BN>(c_tile(p, i0, j0), (const float *)smem_raw, gstride);
     if (EDGES && (bi < p.xh || bj < p.xw))

@@ -128,7 +128,10 @@ static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
  * tiles made in the blocks beside their tiles (the edges kernel): 13 rows
  * and 7 columns on b padded and on b as it lies (1037 x 1055 x 1031), 16
  * and 7 (1040), 12 and 8 (1036 x 1056 x 1032), columns alone (1024 x 1056
- * x 1032), rows alone (1037 x 1055 x 1024). */
+ * x 1032), rows alone (1037 x 1055 x 1024); and with k-steps that do not
+ * split evenly among the groups (1024^3: 64, as 22, 22 and 20; 1037 x
+ * 1040 x 1031 with its edges: 65), whose extra barriers kg_even_barriers
+ * makes. */
 static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1024, 1056, 1024, ""},
                                          {999, 1001, 1003, ""},
@@ -137,7 +140,9 @@ static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1040, 1055, 1031, ""},
                                          {1036, 1056, 1032, ""},
                                          {1024, 1056, 1032, ""},
-                                         {1037, 1055, 1024, ""}};
+                                         {1037, 1055, 1024, ""},
+                                         {1024, 1024, 1024, ""},
+                                         {1037, 1040, 1031, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
