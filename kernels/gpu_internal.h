@@ -127,10 +127,11 @@ static inline int gpu_launch(void (*kernel)(P...), const char *name, dim3 grid, 
  * other ends is hidden: its blocks' launch and start, or (fast's
  * gemm_thin) its whole work, in the SMs the other's last blocks leave
  * idle. It must call gpu_wait_prior before it touches anything the one
- * ahead writes, and in every block before it ends, so that whatever
- * follows on the stream still finds both finished. Otherwise, and on
- * older GPUs, gpu_launch_early is gpu_launch, and the two device calls
- * do nothing. */
+ * ahead writes, and in one block at least before that block ends (a
+ * grid ends with its last block: fast's gpu_end_after_prior), so that
+ * whatever follows on the stream still finds both finished. Otherwise,
+ * and on older GPUs, gpu_launch_early is gpu_launch, and the two device
+ * calls do nothing. */
 static __device__ __forceinline__ void gpu_next_may_start(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
