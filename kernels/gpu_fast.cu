@@ -7,14 +7,14 @@
  * among the SMs, or as k-groups (a tile an SM, its k shared by the block's
  * three warp groups, the output's last few rows and columns made beside
  * the tiles) when the tiles are about as many as the SMs; a's tile copied
- * into shared memory 4 bytes at a time (but in the 16 x 8 kernel), b's 16 bytes where its rows are 16-byte
- * aligned, else 4 or, where it pays, from a copy in padded rows (`set
- * align`); matrix-vector kernels for the 1 x N and N x 1 products, and a
- * thin kernel for b of at most 8 columns (and a wide b's last few, beside
- * the stream-K product on Hopper), which are bound by memory bandwidth,
- * not arithmetic; on Hopper, a row kernel for a's last few rows beside the
- * stream-K product of the others. kernels/PERF.md (## fast) records what
- * each version measured. */
+ * into shared memory 4 bytes at a time (but in the 16 x 8 kernel), b's 16
+ * bytes where its rows are 16-byte aligned, else 4 or, where it pays, from
+ * a copy in padded rows (`set align`); matrix-vector kernels for the 1 x N
+ * and N x 1 products, and a thin kernel for b of at most 8 columns (and a
+ * wide b's last few, beside the stream-K product on Hopper), which are
+ * bound by memory bandwidth, not arithmetic; on Hopper, a row kernel for
+ * a's last few rows beside the stream-K or k-groups product of the others.
+ * kernels/PERF.md (## fast) records what each version measured. */
 #include "kernels/gpu_async.h"
 #include "kernels/gpu_fold.h"
 #include "kernels/gpu_internal.h"
