@@ -13,7 +13,8 @@
  * and N x 1 products, and a thin kernel for b of at most 8 columns (and a
  * wide b's last few, beside the stream-K product on Hopper), which are
  * bound by memory bandwidth, not arithmetic; on Hopper, a row kernel for
- * a's last few rows beside the stream-K or k-groups product of the others.
+ * a's last few rows beside the stream-K or k-groups product of the others,
+ * and an edges kernel for the k-groups product's last rows and columns.
  * kernels/PERF.md (## fast) records what each version measured. */
 #include "kernels/gpu_async.h"
 #include "kernels/gpu_fold.h"
@@ -216,14 +217,31 @@ static __device__ __forceinline__ void copy_a(fast_stage<BM, BN> *st, const fast
 
 /* b's tile at k0 as it lies, by cp.async: a warp copies 512 contiguous bytes
  * of a row (VEC; a piece at j < n is whole: n % 4 == 0, or the row is padded
- * to ldb) or 128. Rows past kend are zero-filled. */
-template <int BM, int BN, int T, bool VEC>
+ * to ldb) or 128. Rows past kend are zero-filled. WHOLE: the k-groups
+ * kernel, which copies a whole stage's 4-byte pieces in one go. */
+template <int BM, int BN, int T, bool VEC, bool WHOLE = false>
 static __device__ __forceinline__ void copy_b(fast_stage<BM, BN> *st, const fast_loader<BM, BN, T> &L,
                                               const fast_args &p, int k0, int kend)
 {
     constexpr int W = VEC ? 4 : 1, ROWS = T / (BN / W), N = FAST_BK / ROWS;
     int j = L.jb % BN; /* column within the tile: j0 is a multiple of BN */
     const float *base = L.pb + (size_t)k0 * p.ldb;
+    if (!VEC && WHOLE && k0 + FAST_BK <= kend) {
+        /* A whole stage of 4-byte copies: no row past kend, the column
+         * the thread's own, the rows reached by adds. With each copy's
+         * checks and address made on its own, the k-groups kernel on b
+         * as it lies ran 16% more instructions than on b padded, and
+         * 1037x1055x1031 5% slower; in the kernels of two blocks an SM
+         * or more, 4099x4093x67 ran 3% slower this way (H100, PERF.md,
+         * ## fast, v16). */
+        bool ok = L.jb < p.n;
+        const float *src = ok ? base : p.b;
+        size_t step = ok ? (size_t)ROWS * p.ldb : 0;
+#pragma unroll
+        for (int t = 0; t < N; t++, src += step)
+            copy_async<4>(&st->bs[L.qb + t * ROWS][j], src, ok);
+        return;
+    }
 #pragma unroll
     for (int t = 0; t < N; t++) {
         int q = L.qb + t * ROWS;
@@ -488,7 +506,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
                 fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + s * FAST_BK, kend);
                 store_a<BM, BN, T>(&st[s], va, L, i0);
             }
-            copy_b<BM, BN, T, VEC>(&st[s], L, p, kbeg + s * FAST_BK, kend);
+            copy_b<BM, BN, T, VEC, (KG > 1)>(&st[s], L, p, kbeg + s * FAST_BK, kend);
             extra.copy(s, kbeg + s * FAST_BK, kend);
         }
         copy_commit();
@@ -503,7 +521,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
                 copy_a<BM, BN, T>(later, p, i0, kbeg + next * FAST_BK, kend);
             else
                 fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + next * FAST_BK, kend);
-            copy_b<BM, BN, T, VEC>(later, L, p, kbeg + next * FAST_BK, kend);
+            copy_b<BM, BN, T, VEC, (KG > 1)>(later, L, p, kbeg + next * FAST_BK, kend);
             extra.copy(next % FAST_STAGES, kbeg + next * FAST_BK, kend);
         }
         copy_commit();
@@ -811,7 +829,8 @@ template <int BN, int T> struct fast_kg_where {
  * kernels of their own (gemm_rows, gemm_thin) in the 4 SMs the product
  * leaves, 1037's 13 rows and 7 columns ended 30 us after it; here they
  * cost it 10-15% (its blocks' ends from 54-55 us to 59-65), 8 columns
- * alone 10% (H100, PERF.md, ## fast, v15). */
+ * alone 10% (H100, PERF.md, ## fast, v15). Where they are few enough,
+ * gemm_edges makes them in those SMs instead (kg_edges_beside). */
 template <int BM, int BN, int T> struct fast_kg_edges {
     static_assert(16 * T == FAST_BK * BN && 8 * T == FAST_BK * BM && T >= 32 + FAST_BK,
                   "each thread 4 columns at 4 k, 4 rows at 2 k");
@@ -1538,10 +1557,12 @@ static const fast_plan *route_plan(const fast_route *r) { return r->padded ? &r-
 /* A plan's time over its estimate on rows as they lie: FAST_RAW_OVER
  * where b is copied a float at a time, FAST_RAW_OVER_KG in a k-groups
  * block, whose one block an SM has no other block's arithmetic to hide
- * its loads behind (1024x1055x1031's product 1.2 times 1024x1056x1032's,
- * H100, PERF.md, ## fast, v15). */
+ * its loads behind: 1037x1055x1031's 1024 x 1024 product on b as it lies
+ * 62.3 us, on b padded 58.1 (Nsight Compute, H100, PERF.md, ## fast, v16;
+ * 1.2 times before copy_b's whole stages), so that b's copy (~5 us) no
+ * longer pays there. */
 #ifndef FAST_RAW_OVER_KG
-#define FAST_RAW_OVER_KG 1.2
+#define FAST_RAW_OVER_KG 1.07
 #endif
 static double raw_over(const fast_plan *pl)
 {
@@ -2180,6 +2201,238 @@ static int rows_split(const fast_route *tiled, fast_route *rest, int m, int n0, 
     return h;
 }
 
+/* --- the edges beside a k-groups product ------------------------------------------ */
+
+/* c's last h rows (all n columns: the bottom strip) and, in its first m0
+ * rows, its last w columns (the right strip), made beside a k-groups
+ * product of the other m0 x n0 (launched early) by one block in each SM
+ * its grid leaves free, not in its blocks (fast_kg_edges), where they
+ * cost it 11-14% however few (1037x1056x1032 0.068-0.069 ms, its 13 rows
+ * alone or 8 columns alone ~0.067, against 1024x1056x1024's 0.060; H100,
+ * PERF.md, ## fast, v16). Beside it they cost nothing where the free SMs
+ * make them in the product's time (kg_edges_beside): 13 rows alone or 8
+ * columns, not 1037's 13 and 7 (~94 us in its 4 free SMs). A thread of the
+ * bottom strip makes H rows x 4 columns (Q apart) over a k-slice of its
+ * own, from a's rows in shared memory (16-byte broadcasts, 4 k at a
+ * time) and b's floats from L2, and the slices are added in slice order;
+ * a warp of the right strip makes 8 rows x 8 columns, its lanes along k
+ * (a's rows read 128 bytes at a time), b's w columns in shared memory,
+ * and adds its lanes' sums in a fixed tree (edge_lanes_sum). Every sum
+ * has one order: the same bits every run. */
+typedef struct {
+    float *c;
+    const float *a, *b;
+    int ldc, lda, ldb, m0, n0, h, w, n, k;
+} fast_edge_args;
+
+#define EDGE_THREADS 512
+#define EDGE_SMEM (100 << 10) /* the most gemm_edges asks for: a's rows, or b's columns, all of k */
+
+/* The bottom strip's column quads a block of `blocks` makes: its 4 Q
+ * columns from 4 Q g on, a thread's Q apart (a warp's loads of b and
+ * stores of c in consecutive floats). */
+static __host__ __device__ int edge_quads(int n, int blocks) { return (n + 4 * blocks - 1) / (4 * blocks); }
+/* Shared memory of gemm_edges: a's h rows (k rounded up to 4), b's 8
+ * columns, or the bottom strip's slices' sums, 4 rows at a time. */
+static __host__ __device__ size_t edge_smem(int h, int n, int k, int blocks)
+{
+    size_t q = (size_t)edge_quads(n, blocks), rows = (size_t)h * ((k + 3) / 4 * 4), cols = (size_t)8 * k;
+    size_t sums = 16 * q * (EDGE_THREADS / q), most = rows > cols ? rows : cols;
+    return sizeof(float) * (most > sums ? most : sums);
+}
+
+/* 4 k-rows of the bottom strip from k-row kk: a's H floats from sm (rows
+ * kp apart), b's 4 x 4 at b + col[j] + (kk + u) ldb, zeros from k-row
+ * `end` on where TAIL (the slice's last, short step). */
+template <int H, bool TAIL>
+static __device__ __forceinline__ void edge_bottom_step(float acc[H][4], const float *sm, int kp, const float *b,
+                                                        const int col[4], int ldb, int kk, int end)
+{
+    float bv[4][4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+        const float *row = b + (size_t)(kk + u) * ldb;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            bv[u][j] = !TAIL || kk + u < end ? __ldg(row + col[j]) : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < H; i++) {
+        float4 x = *(const float4 *)&sm[i * kp + kk];
+        const float xa[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                acc[i][j] = fmaf(xa[u], bv[u][j], acc[i][j]);
+    }
+}
+
+template <int H> static __device__ void edge_bottom(const fast_edge_args &e, float *sm)
+{
+    int Q = edge_quads(e.n, gridDim.x), col0 = 4 * Q * blockIdx.x, t = threadIdx.x;
+    int slices = EDGE_THREADS / Q, s = t / Q, q = t % Q, kp = (e.k + 3) / 4 * 4;
+    const float *a = e.a + (size_t)e.m0 * e.lda;
+#pragma unroll 1
+    for (int i = 0; i < H; i++) /* sm[i kp + q] = a[m0 + i][q]; zeros past k */
+        for (int kk = t; kk < kp; kk += EDGE_THREADS)
+            sm[i * kp + kk] = kk < e.k ? a[(size_t)i * e.lda + kk] : 0.0f;
+    __syncthreads();
+    float acc[H][4];
+#pragma unroll
+    for (int i = 0; i < H; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            acc[i][j] = 0.0f;
+    int col[4]; /* the thread's columns, past n read as n - 1 and not stored */
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        col[j] = min(col0 + q + j * Q, e.n - 1);
+    if (s < slices) {
+        /* Slices of a multiple of 4 of k: only the last one's last step
+         * reaches past k, where a's floats are zeros. (With b's next 4
+         * k-rows in flight during each step, no faster: PERF.md, v16.) */
+        int per = (e.k + 4 * slices - 1) / (4 * slices) * 4, kk = s * per, end = min(e.k, kk + per);
+        for (; kk + 4 <= end; kk += 4)
+            edge_bottom_step<H, false>(acc, sm, kp, e.b, col, e.ldb, kk, end);
+        if (kk < end)
+            edge_bottom_step<H, true>(acc, sm, kp, e.b, col, e.ldb, kk, end);
+    }
+    /* The slices' sums in slice order, 4 rows a pass: slice z's row r,
+     * column l of the block at sm[16 Q z + 4 Q r + l]. */
+#pragma unroll
+    for (int r0 = 0; r0 < H; r0 += 4) {
+        __syncthreads(); /* a's rows, or the last pass's sums, read */
+        if (s < slices)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    sm[(4 * s + r) * 4 * Q + q + j * Q] = r0 + r < H ? acc[r0 + r < H ? r0 + r : 0][j] : 0.0f;
+        __syncthreads();
+        for (int x = t; x < 16 * Q; x += EDGE_THREADS) {
+            int r = x / (4 * Q), l = x - r * 4 * Q;
+            if (r0 + r >= H || col0 + l >= e.n)
+                continue;
+            float v = sm[x];
+            for (int z = 1; z < slices; z++)
+                v += sm[16 * Q * z + x];
+            e.c[(size_t)(e.m0 + r0 + r) * e.ldc + col0 + l] = v;
+        }
+    }
+}
+
+/* The warp's 64 sums (v[8 r + j]: row r, column j) over its lanes: in
+ * five steps (OFF 16, 8, .. 1) each lane gives the lane OFF away half of
+ * what it holds and adds that lane's half of its own, so that lane l ends
+ * with outputs 2 l and 2 l + 1 in v[0] and v[1]: 62 shuffles, not 64 x 5.
+ * A template a step, so that every index is a constant and v stays in
+ * registers. */
+template <int OFF> static __device__ __forceinline__ void edge_lanes_sum(float v[64])
+{
+    bool up = threadIdx.x & OFF;
+#pragma unroll
+    for (int i = 0; i < 2 * OFF; i++) {
+        float lo = v[i], hi = v[i + 2 * OFF];
+        v[i] = (up ? hi : lo) + __shfl_xor_sync(0xffffffffu, up ? lo : hi, OFF);
+    }
+    if constexpr (OFF > 1)
+        edge_lanes_sum<OFF / 2>(v);
+}
+
+/* k-rows kk (and kk + 32 where TWO) of the warp's 8 rows of a (at a +
+ * off[r]) into its 8 x 8 sums, b's 8 columns from sm. */
+template <bool TWO>
+static __device__ __forceinline__ void edge_right_step(float v[64], const float *a, const int off[8], const float *sm,
+                                                       int kk)
+{
+    float x[2][8];
+#pragma unroll
+    for (int h = 0; h < (TWO ? 2 : 1); h++)
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            x[h][r] = __ldg(a + off[r] + kk + 32 * h);
+#pragma unroll
+    for (int h = 0; h < (TWO ? 2 : 1); h++) {
+        float4 b0 = *(const float4 *)&sm[8 * (kk + 32 * h)], b1 = *(const float4 *)&sm[8 * (kk + 32 * h) + 4];
+        const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                v[8 * r + j] = fmaf(x[h][r], bv[j], v[8 * r + j]);
+    }
+}
+
+static __device__ void edge_right(const fast_edge_args &e, float *sm)
+{
+    int t = threadIdx.x, lane = t % 32;
+    for (int x = t; x < 8 * e.k; x += EDGE_THREADS) { /* sm[8 q + j] = b[q][n0 + j]; zeros past w */
+        int kk = x / 8, j = x % 8;
+        sm[x] = j < e.w ? e.b[(size_t)kk * e.ldb + e.n0 + j] : 0.0f;
+    }
+    __syncthreads();
+    int rows = (e.m0 + gridDim.x - 1) / gridDim.x, row0 = rows * blockIdx.x, row1 = min(e.m0, row0 + rows);
+    for (int i0 = row0 + 8 * (t / 32); i0 < row1; i0 += 8 * (EDGE_THREADS / 32)) {
+        float v[64];
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            v[i] = 0.0f;
+        const float *a = e.a + (size_t)i0 * e.lda;
+        int off[8]; /* rows past row1 read as its last, not stored */
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            off[r] = (min(i0 + r, row1 - 1) - i0) * e.lda;
+        int kk = lane; /* two k-rows a lane a step */
+        for (; kk + 32 < e.k; kk += 64)
+            edge_right_step<true>(v, a, off, sm, kk);
+        if (kk < e.k)
+            edge_right_step<false>(v, a, off, sm, kk);
+        edge_lanes_sum<16>(v);
+        int r = lane / 4, j = 2 * (lane % 4);
+        if (i0 + r < row1) {
+            float *dst = e.c + (size_t)(i0 + r) * e.ldc + e.n0 + j;
+            if (j < e.w)
+                dst[0] = v[0];
+            if (j + 1 < e.w)
+                dst[1] = v[1];
+        }
+    }
+}
+
+/* H: the bottom strip's rows, h exactly (1 where there are none). */
+template <int H> static __global__ void __launch_bounds__(EDGE_THREADS, 1) gemm_edges(fast_edge_args e)
+{
+    extern __shared__ float4 smem_raw[];
+    float *sm = (float *)smem_raw;
+    if (e.h)
+        edge_bottom<H>(e, sm);
+    if (e.w) {
+        __syncthreads(); /* the bottom strip's sums read */
+        edge_right(e, sm);
+    }
+    gpu_end_after_prior();
+}
+
+/* The edges of a k-groups product of c's first m0 rows and n0 columns
+ * (c: rows n apart; a: k; b: n), h <= 16 rows and w <= 8 columns (either
+ * may be 0), in `blocks` blocks beside it. */
+typedef void edges_fn(fast_edge_args);
+#define EDGE_KERNEL(H) {gemm_edges<H>, "gemm_edges<" #H ">"}
+static const struct {
+    edges_fn *kernel;
+    const char *name;
+} edge_kernels[16] = {EDGE_KERNEL(1),  EDGE_KERNEL(2),  EDGE_KERNEL(3),  EDGE_KERNEL(4),  EDGE_KERNEL(5),  EDGE_KERNEL(6),
+                      EDGE_KERNEL(7),  EDGE_KERNEL(8),  EDGE_KERNEL(9),  EDGE_KERNEL(10), EDGE_KERNEL(11), EDGE_KERNEL(12),
+                      EDGE_KERNEL(13), EDGE_KERNEL(14), EDGE_KERNEL(15), EDGE_KERNEL(16)};
+static int edges_run(float *c, const float *a, const float *b, int m0, int n0, int h, int w, int n, int k, int blocks)
+{
+    int H = h > 0 ? h : 1;
+    fast_edge_args e = {c, a, b, n, k, n, m0, n0, h, w, n, k};
+    return gpu_launch_early(1, edge_kernels[H - 1].kernel, edge_kernels[H - 1].name, dim3(blocks), dim3(EDGE_THREADS),
+                            edge_smem(H, n, k, blocks), __FILE__, __LINE__, e);
+}
+
 /* Whether a's last m % 64 <= 16 rows (*h) and b's last n % 64 <= 8
  * columns (*w) go to the blocks of a k-groups product of the rest (route
  * *core) beside their tiles (fast_kg_edges): where the rest's plan is
@@ -2227,14 +2480,56 @@ static int kg_rows_beside(const fast_route *core, int m0, int n0, int k, int h)
            (double)rows_wide(h) * n0 * k <= FAST_ROWS_RATE * free * core->cost;
 }
 
+/* Whether kg_edges's h rows and w columns go to gemm_edges, in the SMs
+ * the k-groups grid of the other m0 x n0 leaves free (a block each;
+ * Hopper only: the early launch): where a block makes them in about the
+ * product's time. Its multiply-adds (H x 4Q of the bottom strip, and 8
+ * columns of its rows of the right strip, all of k, counted
+ * FAST_EDGE_RIGHT times: its warps wait on more loads a multiply-add) at
+ * most FAST_EDGE_RATE of the product's estimate, and FAST_KG_EDGE_COST
+ * more, what the edges cost in its blocks. On the H100 (PERF.md, ## fast,
+ * v16): 1037x1055x1024's 13 rows (0.39 of it) ended ~2 us after the
+ * product, 5 us sooner than in its blocks; 1024x1056x1032's 8 columns
+ * (0.36) under it, 6 us sooner; 1040x1056x1024's 16 rows (0.48) as late
+ * as in the blocks; 1028x1055x1031's 4 rows and 7 columns (0.48) 4 us
+ * later, and 1037's 13 and 7 (0.75) 20 us later. (1037's rows beside it
+ * and its columns in its blocks ran no faster than both in the blocks:
+ * the edges' code in the loop costs most of it, however few it makes.)
+ * And the block's shared memory at most EDGE_SMEM. FAST_EDGES_BESIDE (a
+ * measurement build's switch): 0 never, 1 wherever there are free SMs. */
+#ifndef FAST_EDGE_RATE
+#define FAST_EDGE_RATE 0.38
+#endif
+#define FAST_EDGE_RIGHT 1.5
+#define FAST_KG_EDGE_COST 0.12
+#ifndef FAST_EDGES_BESIDE
+#define FAST_EDGES_BESIDE -1
+#endif
+static int kg_edges_beside(const fast_route *core, int m0, int n0, int k, int h, int w)
+{
+    int free = kg_free_sms(core, m0, n0), n = n0 + w, q = free > 0 ? edge_quads(n, free) : 0;
+    if (FAST_EDGES_BESIDE == 0 || !gpu_can_launch_early() || free < 1 || q > EDGE_THREADS ||
+        edge_smem(h ? h : 1, n, k, free) > EDGE_SMEM)
+        return 0;
+    double work = ((double)h * 4 * q + (w ? FAST_EDGE_RIGHT * 8 * gpu_cdiv(m0, free) : 0)) * k;
+    return FAST_EDGES_BESIDE == 1 || work <= FAST_EDGE_RATE * (1 + FAST_KG_EDGE_COST) * core->cost;
+}
+
 /* The product as kg_edges says: the k-groups product of the first m - h
- * rows and n - w columns with the edges in its blocks, or its rows in
- * gemm_rows beside it (kg_rows_beside). */
+ * rows and n - w columns, with its edges in gemm_edges beside it
+ * (kg_edges_beside) or in its blocks, or its rows in gemm_rows beside it
+ * (kg_rows_beside). */
 static int kg_run(const fast_route *core, float *c, const float *a, const float *b, int m, int n, int k, int h, int w)
 {
-    int m0 = m - h, n0 = n - w, beside = kg_rows_beside(core, m0, n0, k, h);
-    fast_edges e = {a + (size_t)m0 * k, b + n0, k, n, beside ? 0 : h, w};
+    int m0 = m - h, n0 = n - w;
     size_t used = 0;
+    if (kg_edges_beside(core, m0, n0, k, h, w)) {
+        if (tiled_product(core, c, n, a, b, n, m0, n0, k, &used, NULL) != 0)
+            return -1;
+        return edges_run(c, a, b, m0, n0, h, w, n, k, kg_free_sms(core, m0, n0));
+    }
+    int beside = kg_rows_beside(core, m0, n0, k, h);
+    fast_edges e = {a + (size_t)m0 * k, b + n0, k, n, beside ? 0 : h, w};
     if (tiled_product(core, c, n, a, b, n, m0, n0, k, &used, &e) != 0)
         return -1;
     if (!beside)

@@ -110,12 +110,12 @@ static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
 /* Products whose last m % 64 rows (16 or fewer) mode fast may run in
  * gemm_rows beside the product of the others, where they fit the SMs or
  * places its grid leaves (kernels/gpu_fast.cu, kg_rows_beside and
- * rows_split; on the H100, beside the k-groups kernel: 1030, 1025 and
- * 1028): 6 rows on aligned rows (1030 x 1056 x 1024), 1 with the last
- * column in the product's blocks (1025^3), 4 with b's rows unaligned and
- * not copied (1028 x 1055 x 1031, `set align off`); 13 and 16 rows, which
- * do not fit there and run in the product (1037 x 1055 x 1031, 1040 x
- * 1055 x 1031). */
+ * rows_split; on the H100, beside the k-groups kernel: 1028, whose rows
+ * and columns together are too many for gemm_edges): 6 rows on aligned
+ * rows (1030 x 1056 x 1024), 1 with the last column (1025^3; on the H100
+ * both in gemm_edges), 4 with b's rows unaligned and not copied (1028 x
+ * 1055 x 1031, `set align off`); 13 and 16 rows, which do not fit there
+ * and run in the product (1037 x 1055 x 1031, 1040 x 1055 x 1031). */
 static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
                                              {1025, 1025, 1025, ""},
                                              {1028, 1055, 1031, "set align off; "},
@@ -128,14 +128,15 @@ static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
  * tiles made in the blocks beside their tiles (the edges kernel): 13 rows
  * and 7 columns on b padded and on b as it lies (1037 x 1055 x 1031), 16
  * and 7 (1040), 12 and 8 (1036 x 1056 x 1032), columns alone (1024 x 1056
- * x 1032), rows alone (1037 x 1055 x 1024); and with k-steps that do not
+ * x 1032), rows alone (1037 x 1055 x 1024; these two in gemm_edges on the
+ * H100: fast_edges_beside); and with k-steps that do not
  * split evenly among the groups (1024^3: 64, as 22, 22 and 20; 1037 x
  * 1040 x 1031 with its edges: 65), whose extra barriers kg_even_barriers
  * makes. */
 static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1024, 1056, 1024, ""},
-                                         {999, 1001, 1003, ""},
-                                         {1037, 1055, 1031, ""},
+                                         {999, 1001, 1003, "set align copy; "},
+                                         {1037, 1055, 1031, "set align copy; "},
                                          {1037, 1055, 1031, "set align off; "},
                                          {1040, 1055, 1031, ""},
                                          {1036, 1056, 1032, ""},
@@ -143,6 +144,20 @@ static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1037, 1055, 1024, ""},
                                          {1024, 1024, 1024, ""},
                                          {1037, 1040, 1031, ""}};
+/* fast's k-groups products whose last rows and columns past the tiles
+ * go to gemm_edges, in the SMs the product's grid leaves free, where a
+ * block makes them in about the product's time (kernels/gpu_fast.cu,
+ * kg_edges_beside; on the H100, each of these): 13 rows (1037 x 1055 x
+ * 1024), 6 (1030 x 1056 x 1024), 8 columns (1024 x 1056 x 1032), a row
+ * and a column on b padded and as it lies (1025^3), and 3 rows where k
+ * is no multiple of 4 or of the bottom strip's slices (1027 x 1001 x
+ * 1024). */
+static const fast_case fast_edges_beside[] = {{1037, 1055, 1024, ""},
+                                              {1030, 1056, 1024, ""},
+                                              {1024, 1056, 1032, ""},
+                                              {1025, 1025, 1025, "set align copy; "},
+                                              {1025, 1025, 1025, ""},
+                                              {1027, 1001, 1024, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1172,6 +1187,13 @@ static void fast_rows_beside_products(void)
                        "fast_sgemm_kg", launches_early() && kgroups_fit());
 }
 
+/* fast_edges_beside's products: gemm_edges beside the k-groups product. */
+static void fast_edges_beside_products(void)
+{
+    fast_products_with(fast_edges_beside, sizeof fast_edges_beside / sizeof fast_edges_beside[0], "gemm_edges<",
+                       "fast_sgemm_kg", launches_early() && kgroups_fit());
+}
+
 /* fast_kgroups's products: the k-groups kernel, and its edges kernel. */
 static void fast_kgroups_products(void)
 {
@@ -1203,6 +1225,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_thin_beside", fast_beside_products);
     check_run("gpu_fast_rows_beside", fast_rows_beside_products);
     check_run("gpu_fast_kgroups", fast_kgroups_products);
+    check_run("gpu_fast_edges_beside", fast_edges_beside_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1347,7 +1370,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
-                                      "gpu_fast_kgroups", "gpu_fast_fold"};
+                                      "gpu_fast_kgroups", "gpu_fast_edges_beside", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
