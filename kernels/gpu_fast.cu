@@ -6,7 +6,9 @@
  * to fill the chip, run as stream-K when the tiles do not divide evenly
  * among the SMs, or as k-groups (a tile an SM, its k shared by the block's
  * three warp groups, the output's last few rows and columns made beside
- * the tiles) when the tiles are about as many as the SMs; a's tile copied
+ * the tiles) when the tiles are about as many as the SMs, or as tiles of
+ * 96 x 88 that cover the whole output in one wave (the cover kernel, a
+ * tile an SM, no edges) where those cost less; a's tile copied
  * into shared memory 4 bytes at a time (but in the 16 x 8 kernel), b's 16
  * bytes where its rows are 16-byte aligned, else 4 or, where it pays, from
  * a copy in padded rows (`set align`); matrix-vector kernels for the 1 x N
@@ -968,10 +970,10 @@ static __device__ void kg_sum(const fast_dst &d, const float *part, size_t gstri
  * counts differed (1024^3: 64 steps, runs of 22, 22 and 20; 1025^3), and
  * none once they were even (H100, PERF.md, ## fast, v15). The extra
  * passes are those of a group that waits at the __syncthreads anyway. */
-template <int T> static __device__ __forceinline__ void kg_even_barriers(int steps, int run)
+template <int T, int KG = FAST_KG> static __device__ __forceinline__ void kg_even_barriers(int steps, int run)
 {
     for (int s = steps; s < run; s++)
-        group_sync<FAST_KG, T>();
+        group_sync<KG, T>();
 }
 
 /* Block x makes tile x (tile_of's order) of c, and with EDGES the row
@@ -1010,6 +1012,235 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
     kg_sum<BM, BN>(c_tile(p, i0, j0), (const float *)smem_raw, gstride);
     if (EDGES && (bi < p.xh || bj < p.xw))
         kg_edges_store<BM, BN, T>(p, (const float *)smem_raw + BM * BN, gstride, bi, bj, i0, j0);
+}
+
+/* --- k-groups on tiles that cover the output ---------------------------------- */
+
+/* 1037 x 1031 in 64 x 128 tiles is 1024 x 1024 in 128 of them, and 13 rows
+ * and 7 columns that cost the product 15-20% whether its blocks make them
+ * or gemm_edges does (PERF.md, ## fast, v16). Tiles of 96 x 88 cover all
+ * of 1037 x 1031 in 11 x 12 = 132, one an SM of the H100 or H200, each 3%
+ * bigger than 64 x 128: no edges. The k-groups kernel's plan (a tile an
+ * SM, its k shared by COVER_KG warp groups, their sums added in shared
+ * memory in group order), with a thread of 8 x TN outputs: 8 rows (two
+ * 16-byte loads of a's k-major stage) and TN columns, which b's stage
+ * holds in COVER_CP(TN) floats so that they too are 16-byte loads (3 for
+ * 11). A warp is 4 thread rows of 8 threads each: the 8 threads of one
+ * row, which the shared memory serves together, read one address of a
+ * and 8 x 16 bytes of b in 32 different banks (12 floats apart). A group
+ * is 3 warps, and 4 groups (12 warps an SM, at most 168 registers a
+ * thread; 161 used) ran 1056x1055x1056 in 0.070 ms where 3 groups took
+ * 0.082 (H100, PERF.md, ## fast, v17). The last tile row and column are
+ * moved back to end at the output's edge: every copy reads inside a and
+ * b, and only the last stage, past k, needs checks. */
+#define COVER_WARPS 3
+#ifndef COVER_KG
+#define COVER_KG 4 /* warp groups a block */
+#endif
+#ifndef COVER_STAGES
+#define COVER_STAGES FAST_STAGES /* 4 ran 1037x1055x1031 6% slower */
+#endif
+#define COVER_T (32 * COVER_WARPS)
+#define COVER_BM (32 * COVER_WARPS)                        /* 4 thread rows of 8 outputs a warp */
+#define COVER_CP(TN) (((TN) + 3) / 4 * 4)                  /* b's floats a thread row in a stage */
+template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
+
+/* Rows [V0, V1) of the thread's 8 in a's stage at k0, laid out as copy_a
+ * lays them (k-major, a warp's 32 copies in 32 banks), with no checks:
+ * the stage lies before kend, and every row of a cover block lies in a
+ * (fast_sgemm_cover moves the last tiles back). copy_a's checks made 8
+ * instructions of each of its 16 copies a stage (H100, SASS). Each
+ * row's address from the first row's, not the row before's: a chain of
+ * adds made the warps wait on each. */
+template <int TN, int V0, int V1>
+static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, const fast_args &p, int i0, int k0)
+{
+    constexpr int W = COVER_WARPS;
+    int lane = threadIdx.x % 32, i = lane % 4 + 4 * (threadIdx.x / 32), q = lane / 4;
+    const float *src = p.a + (size_t)(i0 + i) * p.lda + k0 + q;
+    unsigned step = (unsigned)opaque(4 * W * p.lda);
+#pragma unroll
+    for (int v = V0; v < V1; v++) {
+        const float *row = src + (size_t)v * step;
+        copy_async<4>(&st->as[q][i + 4 * W * v], row, true);
+        copy_async<4>(&st->as[q + 8][i + 4 * W * v], row + 8, true);
+    }
+}
+
+/* k-rows [Q0, Q1) of b's stage at k0, before kend: thread t fills place t
+ * of each, column jb of b (place t % COVER_CP(TN) of thread column t /
+ * COVER_CP(TN)); a thread on a place that pads copies nothing. By places,
+ * not columns, so that a warp's copies land in 32 banks (by columns, two
+ * of them shared a bank). */
+template <int TN, int Q0, int Q1>
+static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, const fast_args &p, int jb, int k0)
+{
+    int t = threadIdx.x;
+    if (t % COVER_CP(TN) >= TN)
+        return;
+    const float *src = p.b + (size_t)k0 * p.ldb + jb;
+    unsigned step = (unsigned)opaque(p.ldb);
+#pragma unroll
+    for (int q = Q0; q < Q1; q++)
+        copy_async<4>(&st->bs[q][t], src + (size_t)q * step, true);
+}
+
+/* a's part of the stage at k0: the whole stage as above, or the last,
+ * partly past kend, by copy_a, which zero-fills there. */
+template <int TN>
+static __device__ __forceinline__ void cover_copy_a(cover_stage<TN> *st, const fast_args &p, int i0, int k0, int kend)
+{
+    if (k0 + FAST_BK <= kend)
+        cover_copy_a_rows<TN, 0, COVER_BM / (4 * COVER_WARPS)>(st, p, i0, k0);
+    else
+        copy_a<COVER_BM, 8 * COVER_CP(TN), COVER_T>(st, p, i0, k0, kend);
+}
+
+/* b's part: the whole stage as above, or the last, zero-filled past kend. */
+template <int TN>
+static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const fast_args &p, int jb, int k0,
+                                                    int kend)
+{
+    if (k0 + FAST_BK <= kend) {
+        cover_copy_b_rows<TN, 0, FAST_BK>(st, p, jb, k0);
+        return;
+    }
+    int t = threadIdx.x;
+    if (t % COVER_CP(TN) >= TN)
+        return;
+    const float *src = p.b + (size_t)k0 * p.ldb + jb;
+#pragma unroll
+    for (int q = 0; q < FAST_BK; q++)
+        copy_async<4>(&st->bs[q][t], k0 + q < kend ? src + (size_t)q * p.ldb : p.b, k0 + q < kend);
+}
+
+/* The thread's 8 x TN multiply-adds of one stage: rows r.. of a's stage,
+ * columns cb.. of b's; `half` between its first and second 8 k-rows. */
+template <int TN, class Half>
+static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_stage<TN> *st, int r, int cb,
+                                                 Half &&half)
+{
+#pragma unroll 1
+    for (int h = 0; h < FAST_BK; h += 8) {
+#pragma unroll
+        for (int q = h; q < h + 8; q++) {
+            float av[8], bv[COVER_CP(TN)];
+            *(float4 *)&av[0] = *(const float4 *)&st->as[q][r];
+            *(float4 *)&av[4] = *(const float4 *)&st->as[q][r + 4];
+#pragma unroll
+            for (int g = 0; g < COVER_CP(TN) / 4; g++)
+                *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+        if (h == 0)
+            half();
+    }
+}
+
+/* Group threadIdx.y's product over k in [kbeg, kend) for the tile at (i0,
+ * j0), in its own stages st: tile_product's pipeline (each step waits for
+ * its stage, starts the copies of the stage COVER_STAGES - 1 ahead, then
+ * does its arithmetic), into acc. A whole stage's copies of a go before
+ * the arithmetic, those of b half way through it. On the H100 at
+ * 1037x1055x1031 (Nsight Compute; PERF.md, ## fast, v17): all 32 at once,
+ * with no other instruction between them, stalled the warps on the queue
+ * of loads (66 us); split in two, 64-65 us; in four parts, the loop at
+ * 168 registers, 71; one a k-row, 71. */
+template <int TN>
+static __device__ __forceinline__ void cover_product(const fast_args &p, cover_stage<TN> *st, int i0, int j0,
+                                                     int kbeg, int kend, float acc[8][TN])
+{
+    int t = threadIdx.x, steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
+    int r = 32 * (t / 32) + 8 * (t % 32 / 8), cb = COVER_CP(TN) * (t % 8);
+    int jb = j0 + t / COVER_CP(TN) * TN + t % COVER_CP(TN);
+#pragma unroll
+    for (int s = 0; s < COVER_STAGES - 1; s++) {
+        if (s < steps) {
+            cover_copy_a<TN>(&st[s], p, i0, kbeg + s * FAST_BK, kend);
+            cover_copy_b<TN>(&st[s], p, jb, kbeg + s * FAST_BK, kend);
+        }
+        copy_commit();
+    }
+    for (int s = 0; s < steps; s++) {
+        copy_wait<COVER_STAGES - 2>();
+        group_sync<COVER_KG, COVER_T>(); /* stage s is complete, and stage s - 1 is free */
+        int next = s + COVER_STAGES - 1;
+        cover_stage<TN> *later = &st[next % COVER_STAGES];
+        if (next < steps)
+            cover_copy_a<TN>(later, p, i0, kbeg + next * FAST_BK, kend);
+        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, [&] {
+            if (next < steps)
+                cover_copy_b<TN>(later, p, jb, kbeg + next * FAST_BK, kend);
+        });
+        copy_commit();
+    }
+}
+
+/* The groups' tiles (group g's at part + g * gstride, rows BN + 1 floats
+ * apart) added in group order and stored into d by every thread of the
+ * block, as kg_sum does; but the first r0 rows and c0 columns, which
+ * belong to the tiles before. */
+template <int BN>
+static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float *part, size_t gstride)
+{
+    int t = threadIdx.y * blockDim.x + threadIdx.x, all = blockDim.x * blockDim.y;
+    for (int e = t; e < COVER_BM * BN; e += all) {
+        int i = e / BN, j = e % BN;
+        const float *at = part + i * (BN + 1) + j;
+        float s = at[0];
+#pragma unroll
+        for (int g = 1; g < COVER_KG; g++)
+            s += at[g * gstride];
+        if (i >= r0 && j >= c0)
+            d.at[(size_t)i * d.ld + j] = s;
+    }
+}
+
+/* Block x makes tile x (tile_of's order) of c, COVER_BM x 8 TN, as
+ * fast_sgemm_kg does: each group its run of k-steps, its sums into its
+ * own stages as a tile, and the block's threads add the groups' tiles in
+ * group order (cover_sum). The tile's rows are 8 TN + 1 floats apart
+ * there: 8 TN (88) put a warp's 4 thread rows, 8 rows apart, in one bank,
+ * and the stores ran 4-way conflicted (Nsight Compute, H100). */
+template <int TN>
+static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover(fast_args p)
+{
+    constexpr int BN = 8 * TN;
+    constexpr size_t gstride = COVER_STAGES * sizeof(cover_stage<TN>) / sizeof(float);
+    static_assert(COVER_BM * (BN + 1) <= gstride, "a group's tile fits its stages");
+    static_assert(8 * COVER_CP(TN) <= COVER_T, "a thread copies one place of b's k-rows (cover_copy_b)");
+    extern __shared__ float4 smem_raw[];
+    cover_stage<TN> *st = (cover_stage<TN> *)smem_raw + threadIdx.y * COVER_STAGES;
+    int bi, bj;
+    tile_of(blockIdx.x, (p.m + COVER_BM - 1) / COVER_BM, (p.n + BN - 1) / BN, &bi, &bj);
+    /* The last tile row and column end at the output's edge, over rows
+     * and columns of the tiles before them, which they make again but
+     * leave to those tiles: every copy then reads inside a and b. */
+    int i0 = min(bi * COVER_BM, p.m - COVER_BM), j0 = min(bj * BN, p.n - BN);
+    int steps = (p.k + FAST_BK - 1) / FAST_BK, run = (steps + COVER_KG - 1) / COVER_KG;
+    int kbeg = min(p.k, (int)threadIdx.y * run * FAST_BK), kend = min(p.k, kbeg + run * FAST_BK);
+    float acc[8][TN];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+    cover_product<TN>(p, st, i0, j0, kbeg, kend, acc);
+    kg_even_barriers<COVER_T, COVER_KG>((kend - kbeg + FAST_BK - 1) / FAST_BK, run);
+    group_sync<COVER_KG, COVER_T>(); /* the group's warps are done with its stages */
+    int t = threadIdx.x, r = 32 * (t / 32) + 8 * (t % 32 / 8), c = TN * (t % 8);
+    float *part = (float *)st;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            part[(r + i) * (BN + 1) + c + j] = acc[i][j];
+    __syncthreads(); /* every group's tile in its stages */
+    cover_sum<BN>(c_tile(p, i0, j0), bi * COVER_BM - i0, bj * BN - j0, (const float *)smem_raw, gstride);
 }
 
 /* Where element i of an n-column output goes in c, whose rows are ldc
@@ -2538,6 +2769,99 @@ static int kg_run(const fast_route *core, float *c, const float *a, const float 
                     FAST_KG_PLACES * kg_free_sms(core, m0, n0), used, &used);
 }
 
+/* --- the covering tiles: the choice ------------------------------------------------ */
+
+/* The shapes of fast_sgemm_cover: COVER_BM x 8 tn, and rel, its rate
+ * relative to the k-groups kernel's on b as it lies (0.92: 8448 outputs
+ * an SM of 1037x1055x1031 in 64-66 us, against 8192 of 1024x1055x1024 in
+ * 57.5; H100, Nsight Compute). */
+typedef struct {
+    void (*kernel)(fast_args);
+    const char *name;
+    int tn;
+    size_t smem;
+    double rel;
+} cover_config;
+#define COVER_SMEM(TN) (COVER_KG * COVER_STAGES * sizeof(cover_stage<TN>))
+#ifndef COVER_REL
+#define COVER_REL 0.92
+#endif
+static const cover_config covers[] = {
+    {fast_sgemm_cover<11>, "fast_sgemm_cover<96x88>", 11, COVER_SMEM(11), COVER_REL},
+};
+#define NCOVERS ((int)(sizeof covers / sizeof covers[0]))
+
+/* Whether an SM holds a block of cover i (its ~150 KB of shared memory:
+ * not on GPUs of 99 KB a block or less); once per process. */
+static int cover_fits_sm(int i)
+{
+    static int known[NCOVERS]; /* 0 not asked yet, 1 fits, 2 does not */
+    if (!known[i]) {
+        int device, optin;
+        cudaFuncAttributes at;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+            cudaFuncGetAttributes(&at, (const void *)covers[i].kernel) != cudaSuccess)
+            return 0; /* asked again next time; the launch, if it comes, reports */
+        known[i] = at.sharedSizeBytes + covers[i].smem <= (size_t)optin ? 1 : 2;
+    }
+    return known[i] == 1;
+}
+
+/* Estimated time of cover i at m x n x k, in plan_cost's units (as
+ * plan_cost_kg's, b's 4-byte copies counted as FAST_RAW_OVER_KG), or -1
+ * where it does not apply: the output smaller than a tile (none can move
+ * back), its tiles more than the SMs, or a group's run of k-steps past
+ * FAST_FOLD or under FAST_SK_MIN_SHARE. */
+static double cover_cost(int i, int m, int n, int k)
+{
+    const cover_config *f = &covers[i];
+    int bn = 8 * f->tn, run = ((k + FAST_BK - 1) / FAST_BK + COVER_KG - 1) / COVER_KG;
+    long long tiles = (long long)gpu_cdiv(m, COVER_BM) * gpu_cdiv(n, bn);
+    if (m < COVER_BM || n < bn || tiles > gpu_sm_count() || run * FAST_BK > FAST_FOLD || run < FAST_SK_MIN_SHARE ||
+        !cover_fits_sm(i))
+        return -1;
+    double work = (double)COVER_KG * COVER_BM * bn * FAST_BK * (run + 1) / f->rel;
+    return (work + (double)COVER_KG * COVER_BM * bn) * FAST_RAW_OVER_KG;
+}
+
+/* What kg_run's edges add to its product's time, as a share of it: in
+ * gemm_edges beside it, or in its blocks. On the H100 (PERF.md, ## fast,
+ * v17): 1037x1055x1024's 13 rows beside the product ran 0.061-0.064 ms,
+ * 1025^3's row and column 0.066-0.068, where 1024x1055x1024 alone takes
+ * 0.061-0.063; 1037x1055x1031's 13 rows and 7 columns in its blocks
+ * 0.071-0.074. */
+#define FAST_EDGES_BESIDE_COST 0.06
+#define FAST_EDGES_BLOCKS_COST 0.2
+static double kg_edges_cost(const fast_route *core, int m0, int n0, int k, int h, int w)
+{
+    return kg_edges_beside(core, m0, n0, k, h, w) ? FAST_EDGES_BESIDE_COST : FAST_EDGES_BLOCKS_COST;
+}
+
+/* The cover that makes m x n x k sooner than `other` (another plan's
+ * estimate), or NULL. FAST_COVER (a measurement build's switch): 0 never,
+ * 1 wherever one applies. */
+#ifndef FAST_COVER
+#define FAST_COVER -1
+#endif
+static const cover_config *cover_for(int m, int n, int k, double other)
+{
+    const cover_config *best = NULL;
+    for (int i = 0; i < NCOVERS && FAST_COVER != 0; i++) {
+        double c = cover_cost(i, m, n, k);
+        if (c >= 0 && (FAST_COVER == 1 || c < other))
+            best = &covers[i], other = c;
+    }
+    return best;
+}
+
+static int cover_run(const cover_config *f, float *c, const float *a, const float *b, int m, int n, int k)
+{
+    fast_args p = {c, a, b, m, n, k, k, k, n, n, 0, n % 4 == 0 && aligned16(c), 0, NULL};
+    unsigned tiles = gpu_cdiv(m, COVER_BM) * gpu_cdiv(n, 8 * f->tn);
+    return gpu_launch(f->kernel, f->name, dim3(tiles), dim3(COVER_T, COVER_KG), f->smem, __FILE__, __LINE__, p);
+}
+
 /* --- the entry point -------------------------------------------------------------- */
 
 extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int n, int k)
@@ -2557,10 +2881,16 @@ extern "C" int fast_matmul(float *c, const float *a, const float *b, int m, int 
         return thin_run(c, n, a, b, n, m, k, n, 0, 0);
     int ua = unaligned(a, k), ub = unaligned(b, n), h, w;
     fast_route core;
-    if (kg_edges(&core, m, n, k, ua, ub, &h, &w))
+    const cover_config *cover;
+    if (kg_edges(&core, m, n, k, ua, ub, &h, &w)) {
+        if ((cover = cover_for(m, n, k, core.cost * (1 + kg_edges_cost(&core, m - h, n - w, k, h, w)))))
+            return cover_run(cover, c, a, b, m, n, k);
         return kg_run(&core, c, a, b, m, n, k, h, w);
+    }
     size_t used = 0;
     fast_route whole = route_for(m, n, k, ua, ub, -1), rest;
+    if ((cover = cover_for(m, n, k, whole.cost)))
+        return cover_run(cover, c, a, b, m, n, k);
     w = thin_cols(&whole, &rest, m, n, k, ua, ub);
     int n0 = n - w;
     const fast_route *r = w ? &rest : &whole;

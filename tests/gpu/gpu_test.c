@@ -111,14 +111,16 @@ static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
  * gemm_rows beside the product of the others, where they fit the SMs or
  * places its grid leaves (kernels/gpu_fast.cu, kg_rows_beside and
  * rows_split; on the H100, beside the k-groups kernel: 1028, whose rows
- * and columns together are too many for gemm_edges): 6 rows on aligned
+ * and columns together are too many for gemm_edges, at a k too short for
+ * the cover kernel, which makes it whole at k = 1055): 6 rows on aligned
  * rows (1030 x 1056 x 1024), 1 with the last column (1025^3; on the H100
  * both in gemm_edges), 4 with b's rows unaligned and not copied (1028 x
- * 1055 x 1031, `set align off`); 13 and 16 rows, which do not fit there
- * and run in the product (1037 x 1055 x 1031, 1040 x 1055 x 1031). */
+ * 900 x 1031, `set align off`); 13 and 16 rows, which do not fit there
+ * and run in the product or in the cover kernel (1037 x 1055 x 1031, 1040
+ * x 1055 x 1031). */
 static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
                                              {1025, 1025, 1025, ""},
-                                             {1028, 1055, 1031, "set align off; "},
+                                             {1028, 900, 1031, "set align off; "},
                                              {1037, 1055, 1031, ""},
                                              {1040, 1055, 1031, ""}};
 /* fast's k-groups products (fast_sgemm_kg: a tile an SM, its k shared by
@@ -132,7 +134,9 @@ static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
  * H100: fast_edges_beside); and with k-steps that do not
  * split evenly among the groups (1024^3: 64, as 22, 22 and 20; 1037 x
  * 1040 x 1031 with its edges: 65), whose extra barriers kg_even_barriers
- * makes. */
+ * makes. Where the cover kernel fits (132 SMs), it makes the products
+ * with edges at k >= 961 (fast_cover); at k = 900, 1037 x 900 x 1031 and
+ * 1040 x 900 x 1031 still have their edges made in the k-groups blocks. */
 static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1024, 1056, 1024, ""},
                                          {999, 1001, 1003, "set align copy; "},
@@ -143,7 +147,9 @@ static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1024, 1056, 1032, ""},
                                          {1037, 1055, 1024, ""},
                                          {1024, 1024, 1024, ""},
-                                         {1037, 1040, 1031, ""}};
+                                         {1037, 1040, 1031, ""},
+                                         {1037, 900, 1031, ""},
+                                         {1040, 900, 1031, "set align off; "}};
 /* fast's k-groups products whose last rows and columns past the tiles
  * go to gemm_edges, in the SMs the product's grid leaves free, where a
  * block makes them in about the product's time (kernels/gpu_fast.cu,
@@ -158,6 +164,18 @@ static const fast_case fast_edges_beside[] = {{1037, 1055, 1024, ""},
                                               {1025, 1025, 1025, "set align copy; "},
                                               {1025, 1025, 1025, ""},
                                               {1027, 1001, 1024, ""}};
+/* fast's products in the cover kernel (fast_sgemm_cover: 96 x 88 tiles,
+ * one an SM, its k shared by four warp groups, the last tile row and
+ * column moved back to end at the output's edge), where its tiles are no
+ * more than the SMs and its estimate beats the k-groups product with its
+ * edges, or any other plan (kernels/gpu_fast.cu, cover_for; on the H100,
+ * four of these five, 1036 x 1056 x 1032 going to the k-groups kernel on
+ * b's aligned rows): 1037 x 1031 (the last tiles 19 rows and 25 columns
+ * back), 1040 x 1031, 1036 x 1032, and 1056 x 1056 (no tile moved);
+ * k-steps split evenly among the groups or not (1055: 66 as 17, 17, 17
+ * and 15; 1040: 65), and a last stage of one k-row (961). */
+static const fast_case fast_cover[] = {{1037, 1055, 1031, ""}, {1040, 1040, 1031, ""}, {1036, 1056, 1032, ""},
+                                       {1056, 1055, 1056, ""}, {1037, 961, 1031, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1164,14 +1182,18 @@ static int launches_early(void)
     return d && d->cc_major >= 9;
 }
 
-/* Where a k-groups grid of 128 blocks (1024 x 1024 in tiles of 64 x 128)
- * is one wave: a GPU of 128 SMs or more, each able to hold one block's
- * ~116 KB of shared memory (not an RTX 4090's 100 KB an SM). */
-static int kgroups_fit(void)
+/* Whether a grid of `blocks` blocks of a tile an SM, each of `kb` KB of
+ * shared memory, is one wave on this GPU. */
+static int one_wave(int blocks, size_t kb)
 {
     const gpu_info *d = gpu_device();
-    return d && d->sms >= 128 && d->smem_per_sm >= (size_t)120 << 10;
+    return d && d->sms >= blocks && d->smem_per_sm >= kb << 10;
 }
+
+/* Where a k-groups grid of 128 blocks (1024 x 1024 in tiles of 64 x 128)
+ * is one wave: each SM able to hold one block's ~116 KB of shared memory
+ * (not an RTX 4090's 100 KB an SM). */
+static int kgroups_fit(void) { return one_wave(128, 120); }
 
 /* fast_beside's products: the thin kernel beside the stream-K product. */
 static void fast_beside_products(void)
@@ -1192,6 +1214,17 @@ static void fast_edges_beside_products(void)
 {
     fast_products_with(fast_edges_beside, sizeof fast_edges_beside / sizeof fast_edges_beside[0], "gemm_edges<",
                        "fast_sgemm_kg", launches_early() && kgroups_fit());
+}
+
+/* Where the cover kernel's 132 tiles of 1037 x 1031 are one wave, a
+ * block's ~150 KB of shared memory an SM. */
+static int covers_fit(void) { return one_wave(132, 160); }
+
+/* fast_cover's products: the cover kernel. */
+static void fast_cover_products(void)
+{
+    fast_products_with(fast_cover, sizeof fast_cover / sizeof fast_cover[0], "fast_sgemm_cover<", "fast_sgemm_cover<",
+                       covers_fit());
 }
 
 /* fast_kgroups's products: the k-groups kernel, and its edges kernel. */
@@ -1226,6 +1259,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_rows_beside", fast_rows_beside_products);
     check_run("gpu_fast_kgroups", fast_kgroups_products);
     check_run("gpu_fast_edges_beside", fast_edges_beside_products);
+    check_run("gpu_fast_cover", fast_cover_products);
     check_run("gpu_fast_fold", fast_fold);
 }
 
@@ -1370,7 +1404,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
-                                      "gpu_fast_kgroups", "gpu_fast_edges_beside", "gpu_fast_fold"};
+                                      "gpu_fast_kgroups", "gpu_fast_edges_beside", "gpu_fast_cover", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
