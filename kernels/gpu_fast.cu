@@ -1038,7 +1038,7 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
 #define COVER_KG 4 /* warp groups a block */
 #endif
 #ifndef COVER_STAGES
-#define COVER_STAGES FAST_STAGES /* 4 ran 1037x1055x1031 6% slower */
+#define COVER_STAGES FAST_STAGES /* 4 ran 1037x1055x1031 6-9% slower */
 #endif
 #define COVER_T (32 * COVER_WARPS)
 #define COVER_BM (32 * COVER_WARPS)                        /* 4 thread rows of 8 outputs a warp */
