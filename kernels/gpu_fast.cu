@@ -2855,6 +2855,7 @@ static const cover_config *cover_for(int m, int n, int k, double other)
     return best;
 }
 
+/* c (m x n) = a (m x k) @ b (k x n) by cover f, every row as it lies. */
 static int cover_run(const cover_config *f, float *c, const float *a, const float *b, int m, int n, int k)
 {
     fast_args p = {c, a, b, m, n, k, k, k, n, n, 0, n % 4 == 0 && aligned16(c), 0, NULL};
