@@ -1045,14 +1045,27 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
 #define COVER_CP(TN) (((TN) + 3) / 4 * 4)                  /* b's floats a thread row in a stage */
 template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
 
-/* Rows [V0, V1) of the thread's 8 in a's stage at k0, laid out as copy_a
+/* The groups share k in runs of half stages, not stages: 1055 is 66
+ * stages, 17, 17, 17 and 15 a group, and the last group waited two stages
+ * at the block's barrier; 132 halves give each group 33 (16 and a half
+ * stages). Barrier waits fell from 0.48 to 0.29 cycles an instruction and
+ * 1037x1055x1031 ran ~1% faster (H100; PERF.md, ## fast, v18). A group's
+ * last stage, half before kend, does the first half of its arithmetic
+ * only (cover_fma). */
+#define COVER_HALF (FAST_BK / 2)
+static __host__ __device__ __forceinline__ int cover_run_halves(int k)
+{
+    return ((k + COVER_HALF - 1) / COVER_HALF + COVER_KG - 1) / COVER_KG;
+}
+
+/* The thread's 8 rows of a's stage at k0, laid out as copy_a
  * lays them (k-major, a warp's 32 copies in 32 banks), with no checks:
  * the stage lies before kend, and every row of a cover block lies in a
  * (fast_sgemm_cover moves the last tiles back). copy_a's checks made 8
  * instructions of each of its 16 copies a stage (H100, SASS). Each
  * row's address from the first row's, not the row before's: a chain of
  * adds made the warps wait on each. */
-template <int TN, int V0, int V1>
+template <int TN>
 static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, const fast_args &p, int i0, int k0)
 {
     constexpr int W = COVER_WARPS;
@@ -1060,19 +1073,19 @@ static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, co
     const float *src = p.a + (size_t)(i0 + i) * p.lda + k0 + q;
     unsigned step = (unsigned)opaque(4 * W * p.lda);
 #pragma unroll
-    for (int v = V0; v < V1; v++) {
+    for (int v = 0; v < COVER_BM / (4 * W); v++) {
         const float *row = src + (size_t)v * step;
         copy_async<4>(&st->as[q][i + 4 * W * v], row, true);
         copy_async<4>(&st->as[q + 8][i + 4 * W * v], row + 8, true);
     }
 }
 
-/* k-rows [Q0, Q1) of b's stage at k0, before kend: thread t fills place t
+/* b's stage at k0, every k-row before kend: thread t fills place t
  * of each, column jb of b (place t % COVER_CP(TN) of thread column t /
  * COVER_CP(TN)); a thread on a place that pads copies nothing. By places,
  * not columns, so that a warp's copies land in 32 banks (by columns, two
  * of them shared a bank). */
-template <int TN, int Q0, int Q1>
+template <int TN>
 static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, const fast_args &p, int jb, int k0)
 {
     int t = threadIdx.x;
@@ -1081,7 +1094,7 @@ static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, co
     const float *src = p.b + (size_t)k0 * p.ldb + jb;
     unsigned step = (unsigned)opaque(p.ldb);
 #pragma unroll
-    for (int q = Q0; q < Q1; q++)
+    for (int q = 0; q < FAST_BK; q++)
         copy_async<4>(&st->bs[q][t], src + (size_t)q * step, true);
 }
 
@@ -1091,7 +1104,7 @@ template <int TN>
 static __device__ __forceinline__ void cover_copy_a(cover_stage<TN> *st, const fast_args &p, int i0, int k0, int kend)
 {
     if (k0 + FAST_BK <= kend)
-        cover_copy_a_rows<TN, 0, COVER_BM / (4 * COVER_WARPS)>(st, p, i0, k0);
+        cover_copy_a_rows<TN>(st, p, i0, k0);
     else
         copy_a<COVER_BM, 8 * COVER_CP(TN), COVER_T>(st, p, i0, k0, kend);
 }
@@ -1102,7 +1115,7 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
                                                     int kend)
 {
     if (k0 + FAST_BK <= kend) {
-        cover_copy_b_rows<TN, 0, FAST_BK>(st, p, jb, k0);
+        cover_copy_b_rows<TN>(st, p, jb, k0);
         return;
     }
     int t = threadIdx.x;
@@ -1114,14 +1127,21 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
         copy_async<4>(&st->bs[q][t], k0 + q < kend ? src + (size_t)q * p.ldb : p.b, k0 + q < kend);
 }
 
+/* The first of thread t's 8 rows of the tile: a warp is 4 thread rows of
+ * 8 threads. */
+static __device__ __forceinline__ int cover_row(int t) { return 32 * (t / 32) + 8 * (t % 32 / 8); }
+
 /* The thread's 8 x TN multiply-adds of one stage: rows r.. of a's stage,
- * columns cb.. of b's; `half` between its first and second 8 k-rows. */
+ * columns cb.. of b's, the stage's k-rows in two halves of 8, the second
+ * only where `rows` (those before kend) reach it; `half` between them. */
 template <int TN, class Half>
 static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_stage<TN> *st, int r, int cb,
-                                                 Half &&half)
+                                                 int rows, Half &&half)
 {
 #pragma unroll 1
     for (int h = 0; h < FAST_BK; h += 8) {
+        if (h >= rows)
+            break;
 #pragma unroll
         for (int q = h; q < h + 8; q++) {
             float av[8], bv[COVER_CP(TN)];
@@ -1155,7 +1175,7 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
                                                      int kbeg, int kend, float acc[8][TN])
 {
     int t = threadIdx.x, steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
-    int r = 32 * (t / 32) + 8 * (t % 32 / 8), cb = COVER_CP(TN) * (t % 8);
+    int r = cover_row(t), cb = COVER_CP(TN) * (t % 8);
     int jb = j0 + t / COVER_CP(TN) * TN + t % COVER_CP(TN);
 #pragma unroll
     for (int s = 0; s < COVER_STAGES - 1; s++) {
@@ -1172,7 +1192,7 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
         cover_stage<TN> *later = &st[next % COVER_STAGES];
         if (next < steps)
             cover_copy_a<TN>(later, p, i0, kbeg + next * FAST_BK, kend);
-        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, [&] {
+        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&] {
             if (next < steps)
                 cover_copy_b<TN>(later, p, jb, kbeg + next * FAST_BK, kend);
         });
@@ -1183,7 +1203,9 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
 /* The groups' tiles (group g's at part + g * gstride, rows BN + 1 floats
  * apart) added in group order and stored into d by every thread of the
  * block, as kg_sum does; but the first r0 rows and c0 columns, which
- * belong to the tiles before. */
+ * belong to the tiles before. Not kg_sum's loop with these as parameters:
+ * that one, with its checks of c's edges, ran the cover kernel 0.6-0.9%
+ * slower at 1037x1055x1031 (three rounds, H100; PERF.md, ## fast, v18). */
 template <int BN>
 static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float *part, size_t gstride)
 {
@@ -1221,8 +1243,8 @@ static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover
      * and columns of the tiles before them, which they make again but
      * leave to those tiles: every copy then reads inside a and b. */
     int i0 = min(bi * COVER_BM, p.m - COVER_BM), j0 = min(bj * BN, p.n - BN);
-    int steps = (p.k + FAST_BK - 1) / FAST_BK, run = (steps + COVER_KG - 1) / COVER_KG;
-    int kbeg = min(p.k, (int)threadIdx.y * run * FAST_BK), kend = min(p.k, kbeg + run * FAST_BK);
+    int run = cover_run_halves(p.k);
+    int kbeg = min(p.k, (int)threadIdx.y * run * COVER_HALF), kend = min(p.k, kbeg + run * COVER_HALF);
     float acc[8][TN];
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -1230,9 +1252,9 @@ static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0.0f;
     cover_product<TN>(p, st, i0, j0, kbeg, kend, acc);
-    kg_even_barriers<COVER_T, COVER_KG>((kend - kbeg + FAST_BK - 1) / FAST_BK, run);
+    kg_even_barriers<COVER_T, COVER_KG>((kend - kbeg + FAST_BK - 1) / FAST_BK, (run + 1) / 2);
     group_sync<COVER_KG, COVER_T>(); /* the group's warps are done with its stages */
-    int t = threadIdx.x, r = 32 * (t / 32) + 8 * (t % 32 / 8), c = TN * (t % 8);
+    int t = threadIdx.x, r = cover_row(t), c = TN * (t % 8);
     float *part = (float *)st;
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -1407,26 +1429,38 @@ static size_t kind_smem(const fast_config *f, int kind) { return kind >= FAST_KG
  * the estimates, [kind]; set by configs_ready. */
 static int resident[FAST_KINDS][NCONFIGS];
 
+/* Whether a block of `kernel` with `smem` bytes of dynamic shared memory
+ * fits this GPU's opt-in limit: 1, 0, or -1 with the error set. */
+static int smem_fits(const void *kernel, size_t smem)
+{
+    int device, optin;
+    cudaFuncAttributes at;
+    GPU_CHECK(cudaGetDevice(&device));
+    GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    GPU_CHECK(cudaFuncGetAttributes(&at, kernel));
+    return at.sharedSizeBytes + smem <= (size_t)optin;
+}
+
+static int covers_ready(void);
+
 /* Allow each kernel its dynamic shared memory past the 48 KB default, and
  * learn how many blocks of it an SM holds (0: none fits, the plans leave
- * it); once per process. */
+ * it), and which covers fit (covers_ready); once per process. */
 static int configs_ready(void)
 {
     static int done;
     if (done)
         return 0;
-    int device, optin;
-    GPU_CHECK(cudaGetDevice(&device));
-    GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     for (int i = 0; i < NCONFIGS; i++)
         for (int kind = 0; kind < FAST_KINDS; kind++) {
             const fast_config *c = &configs[i];
-            cudaFuncAttributes at;
             resident[kind][i] = 0;
             if (!c->kernel[kind][1])
                 continue;
-            GPU_CHECK(cudaFuncGetAttributes(&at, (const void *)c->kernel[kind][1]));
-            if (at.sharedSizeBytes + kind_smem(c, kind) > (size_t)optin)
+            int fits = smem_fits((const void *)c->kernel[kind][1], kind_smem(c, kind));
+            if (fits < 0)
+                return -1;
+            if (!fits)
                 continue; /* a k-groups block's 115 KB: not on GPUs of 99 KB a block (cc 8.6, 8.9) or less */
             for (int v = 0; v < 2; v++) {
                 const void *f = (const void *)c->kernel[kind][v];
@@ -1440,6 +1474,8 @@ static int configs_ready(void)
             if (resident[kind][i] < 0)
                 return -1;
         }
+    if (covers_ready() != 0)
+        return -1;
     done = 1;
     return 0;
 }
@@ -2792,20 +2828,15 @@ static const cover_config covers[] = {
 #define NCOVERS ((int)(sizeof covers / sizeof covers[0]))
 
 /* Whether an SM holds a block of cover i (its ~150 KB of shared memory:
- * not on GPUs of 99 KB a block or less); once per process. */
-static int cover_fits_sm(int i)
+ * not on GPUs of 99 KB a block or less), as configs_ready found. */
+static int cover_fits[NCOVERS];
+
+static int covers_ready(void)
 {
-    static int known[NCOVERS]; /* 0 not asked yet, 1 fits, 2 does not */
-    if (!known[i]) {
-        int device, optin;
-        cudaFuncAttributes at;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
-            cudaFuncGetAttributes(&at, (const void *)covers[i].kernel) != cudaSuccess)
-            return 0; /* asked again next time; the launch, if it comes, reports */
-        known[i] = at.sharedSizeBytes + covers[i].smem <= (size_t)optin ? 1 : 2;
-    }
-    return known[i] == 1;
+    for (int i = 0; i < NCOVERS; i++)
+        if ((cover_fits[i] = smem_fits((const void *)covers[i].kernel, covers[i].smem)) < 0)
+            return -1;
+    return 0;
 }
 
 /* Estimated time of cover i at m x n x k, in plan_cost's units (as
@@ -2816,12 +2847,12 @@ static int cover_fits_sm(int i)
 static double cover_cost(int i, int m, int n, int k)
 {
     const cover_config *f = &covers[i];
-    int bn = 8 * f->tn, run = ((k + FAST_BK - 1) / FAST_BK + COVER_KG - 1) / COVER_KG;
+    int bn = 8 * f->tn, halves = cover_run_halves(k), run = (halves + 1) / 2;
     long long tiles = (long long)gpu_cdiv(m, COVER_BM) * gpu_cdiv(n, bn);
     if (m < COVER_BM || n < bn || tiles > gpu_sm_count() || run * FAST_BK > FAST_FOLD || run < FAST_SK_MIN_SHARE ||
-        !cover_fits_sm(i))
+        !cover_fits[i])
         return -1;
-    double work = (double)COVER_KG * COVER_BM * bn * FAST_BK * (run + 1) / f->rel;
+    double work = (double)COVER_KG * COVER_BM * bn * (COVER_HALF * halves + FAST_BK) / f->rel;
     return (work + (double)COVER_KG * COVER_BM * bn) * FAST_RAW_OVER_KG;
 }
 
