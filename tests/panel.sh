@@ -116,7 +116,9 @@ tm resize-window -t t -x 160 -y 45
 sleep 0.5
 send 'C = A @ B'
 send 'bench cpu blas: A @ B'
-wait_for '\| ready$' 60 && sleep 0.3
+# the bench's row first: the status line still says ready from `C = A @ B`
+# until the bench begins, and read then, the rows were not there yet
+wait_for '^  bench cpu blas: A @ B +blas\* ' 60 && wait_for '\| ready$' 10 && sleep 0.3
 has '^  last commands \(\* median of runs\) +mode +kernel +rate +vs cpu +copied$' \
     "^  bench cpu blas: A @ B +blas\* +$ms +$rate \([0-9.]+% of peak\) +([0-9.]+x|~1x) +$bytes$" \
     "^  bench cpu blas: A @ B +cpu\* +$ms +$rate \([0-9.]+% of peak\) +$bytes$" \
