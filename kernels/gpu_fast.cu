@@ -1223,11 +1223,12 @@ static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float 
 }
 
 /* Block x makes tile x (tile_of's order) of c, COVER_BM x 8 TN, as
- * fast_sgemm_kg does: each group its run of k-steps, its sums into its
- * own stages as a tile, and the block's threads add the groups' tiles in
- * group order (cover_sum). The tile's rows are 8 TN + 1 floats apart
- * there: 8 TN (88) put a warp's 4 thread rows, 8 rows apart, in one bank,
- * and the stores ran 4-way conflicted (Nsight Compute, H100). */
+ * fast_sgemm_kg does: each group its run of k (in half stages,
+ * cover_run_halves), its sums into its own stages as a tile, and the
+ * block's threads add the groups' tiles in group order (cover_sum). The
+ * tile's rows are 8 TN + 1 floats apart there: 8 TN (88) put a warp's 4
+ * thread rows, 8 rows apart, in one bank, and the stores ran 4-way
+ * conflicted (Nsight Compute, H100). */
 template <int TN>
 static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover(fast_args p)
 {
