@@ -9,7 +9,10 @@
  *   perf_gemm M K N ...    only these shapes (A is M x K, B is K x N)
  *   perf_gemm --time M K N ...   only these shapes, timed, no error check
  *   perf_gemm -s NAME=VALUE ...   first `set NAME VALUE` (a variant
- *                          switch: `-s align=off`), then as above */
+ *                          switch: `-s align=off`), then as above
+ *   perf_gemm --hold US ...   hold the device US microseconds before each
+ *                          timed run (perf.h; 0: time from an idle device,
+ *                          the host's launch work inside), then as above */
 #include <math.h>
 #include <stdint.h>
 
@@ -227,6 +230,11 @@ int main(int argc, char **argv)
         if (variant_set(name, eq + 1) != 0)
             perf_die(argv[2]);
         printf("# set %s %s\n", name, eq + 1);
+        argc -= 2, argv += 2;
+    }
+    if (argc > 2 && !strcmp(argv[1], "--hold")) {
+        perf_hold_us = atof(argv[2]);
+        printf("# hold %g us before each timed run\n", perf_hold_us);
         argc -= 2, argv += 2;
     }
     perf_clock_log("before");

@@ -51,6 +51,10 @@ int gpu_d2d(void *dst, const void *src, size_t bytes);
 /* Queue one empty kernel: what a launch costs with no work in it, the
  * floor that bench/perf_mem.c holds small reductions to. */
 int gpu_launch_empty(void);
+/* Queue a kernel that keeps the stream busy for `us` microseconds: work
+ * queued behind it is launched while the device is busy, so that an event
+ * recorded after it times the work without the host's time to launch it. */
+int gpu_hold(double us);
 /* Wait for all queued work; reports the first asynchronous error. */
 int gpu_sync(void);
 /* 1 if all queued work is done, 0 if some is still running; -1 on error. */
