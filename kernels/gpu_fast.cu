@@ -1571,19 +1571,29 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
  * where it does not apply: a shape without the kernel, more tiles than
  * the SMs hold at once (one wave: a block is an SM's whole tile), or a
  * group's run of k-steps past FAST_FOLD (no fold) or under
- * FAST_SK_MIN_SHARE. A block's groups at the shape's rate, each its run
+ * FAST_KG_MIN_RUN. A block's groups at the shape's rate, each its run
  * plus a step of start, and the sum of their tiles; scaled by
  * FAST_KG_OVER. */
 #ifndef FAST_KG_OVER
 #define FAST_KG_OVER 1.0
 #endif
+/* Unlike stream-K's blocks (FAST_SK_MIN_SHARE), the groups add their sums
+ * in shared memory, with no slots through L2 and no second kernel, so a
+ * short run costs a group only its pipeline's start: at a short k the
+ * groups give an SM three times the warps of a one-slice plan without a
+ * summing launch. With runs of 2 steps on up allowed (under 16 before),
+ * 129x257x4099's runs of 6 took 21.6 us against its split plan's 25.9
+ * (cuBLAS 19.0), 1000x128x1000's of 3 12.2 against 17.2, 300x64x2000's of
+ * 2 (the third group empty) 8.7 against 9.8; no other shape of the suite
+ * changed plan (H100, kernel times; PERF.md, ## fast, session 32). */
+#define FAST_KG_MIN_RUN 2
 static double plan_cost_kg(int cfg, int m, int n, int k, int sms)
 {
     const fast_config *f = &configs[cfg];
     long long tiles = (long long)((m + f->bm - 1) / f->bm) * ((n + f->bn - 1) / f->bn);
     int run = ((k + FAST_BK - 1) / FAST_BK + FAST_KG - 1) / FAST_KG;
     if (!f->kernel[FAST_KGROUPS][1] || tiles > (long long)sms * resident[FAST_KGROUPS][cfg] ||
-        run * FAST_BK > FAST_FOLD || run < FAST_SK_MIN_SHARE)
+        run * FAST_BK > FAST_FOLD || run < FAST_KG_MIN_RUN)
         return -1;
     double work = (double)FAST_KG * f->bm * f->bn * FAST_BK * (run + 1) / f->rel;
     return (work + (double)FAST_KG * f->bm * f->bn) * FAST_KG_OVER;

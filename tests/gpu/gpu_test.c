@@ -176,6 +176,12 @@ static const fast_case fast_edges_beside[] = {{1037, 1055, 1024, ""},
  * and 15; 1040: 65), and a last stage of one k-row (961). */
 static const fast_case fast_cover[] = {{1037, 1055, 1031, ""}, {1040, 1040, 1031, ""}, {1036, 1056, 1032, ""},
                                        {1056, 1055, 1056, ""}, {1037, 961, 1031, ""}};
+/* fast's k-groups products at a short k, each group's run a few k-steps:
+ * 6, 6 and 5 on b as it lies (129 x 257 x 4099), 3, 3 and 2 (1000 x 128
+ * x 1000), 3, 3 and 1 (200 x 100 x 300), and 2, 2 and none, the third
+ * group's tile all zeros (300 x 64 x 2000). */
+static const fast_case fast_kgroups_short[] = {
+    {129, 257, 4099, ""}, {1000, 128, 1000, ""}, {200, 100, 300, ""}, {300, 64, 2000, ""}};
 #define NSHAPES_QUICK 4
 
 /* The lessons' kernel variants (kernels/variants.h): every value of every
@@ -1227,6 +1233,13 @@ static void fast_cover_products(void)
                        covers_fit());
 }
 
+/* fast_kgroups_short's products: the k-groups kernel on short runs. */
+static void fast_kgroups_short_products(void)
+{
+    fast_products_with(fast_kgroups_short, sizeof fast_kgroups_short / sizeof fast_kgroups_short[0],
+                       "fast_sgemm_kg<", "fast_sgemm_kg<", kgroups_fit());
+}
+
 /* fast_kgroups's products: the k-groups kernel, and its edges kernel. */
 static void fast_kgroups_products(void)
 {
@@ -1258,6 +1271,7 @@ static void fast_gemm_cases(int nshapes)
     check_run("gpu_fast_thin_beside", fast_beside_products);
     check_run("gpu_fast_rows_beside", fast_rows_beside_products);
     check_run("gpu_fast_kgroups", fast_kgroups_products);
+    check_run("gpu_fast_kgroups_short", fast_kgroups_short_products);
     check_run("gpu_fast_edges_beside", fast_edges_beside_products);
     check_run("gpu_fast_cover", fast_cover_products);
     check_run("gpu_fast_fold", fast_fold);
@@ -1404,7 +1418,8 @@ int main(int argc, char **argv)
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
                                       "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
-                                      "gpu_fast_kgroups", "gpu_fast_edges_beside", "gpu_fast_cover", "gpu_fast_fold"};
+                                      "gpu_fast_kgroups", "gpu_fast_kgroups_short", "gpu_fast_edges_beside",
+                                      "gpu_fast_cover", "gpu_fast_fold"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
