@@ -62,11 +62,11 @@ static inline int perf_sets(size_t bytes)
  * runs 70.7 us in Nsight Compute, 72.8 behind a hold and 80-94 without),
  * and at 4096^3 its kernel ran 4% slower from an idle device (2.78 ms
  * against 2.67, Nsight Compute's figure; fast's 3.06 both ways): the pairs
- * made fast look 4-10% better than its kernels are. Any hold of 20 us or
- * more gave the same medians (kernels/PERF.md, session 32). 0 times from an
- * idle device; a bench whose work spans devices sets 0 (the hold is on the
- * engine's one stream, and another device's work would start before the
- * mark). */
+ * made fast look 4-10% better than its kernels are. Holds of 50 us and
+ * more gave the same medians, 20 us not quite at 4096^3 (kernels/PERF.md,
+ * session 32). 0 times from an idle device; a bench whose work spans
+ * devices sets 0 (the hold is on the engine's one stream, and another
+ * device's work would start before the mark). */
 #define PERF_HOLD_US 200.0
 static double perf_hold_us = PERF_HOLD_US;
 
