@@ -1581,11 +1581,12 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
  * in shared memory, with no slots through L2 and no second kernel, so a
  * short run costs a group only its pipeline's start: at a short k the
  * groups give an SM three times the warps of a one-slice plan without a
- * summing launch. With runs of 2 steps on up allowed (under 16 before),
- * 129x257x4099's runs of 6 took 21.6 us against its split plan's 25.9
- * (cuBLAS 19.0), 1000x128x1000's of 3 12.2 against 17.2, 300x64x2000's of
- * 2 (the third group empty) 8.7 against 9.8; no other shape of the suite
- * changed plan (H100, kernel times; PERF.md, ## fast, session 32). */
+ * summing launch. With runs of 2 steps on up allowed (not 16, stream-K's
+ * floor), 129x257x4099's runs of 6 took 21.6 us against its split plan's
+ * 25.9 (cuBLAS 19.0), 1000x128x1000's of 3 12.2 against 17.2,
+ * 300x64x2000's of 2 (the third group empty) 8.7 against 9.8; no other
+ * shape of the suite changed plan (H100, kernel times; PERF.md, ## fast,
+ * session 32). */
 #define FAST_KG_MIN_RUN 2
 static double plan_cost_kg(int cfg, int m, int n, int k, int sms)
 {
@@ -2854,7 +2855,9 @@ static int covers_ready(void)
  * plan_cost_kg's, b's 4-byte copies counted as FAST_RAW_OVER_KG), or -1
  * where it does not apply: the output smaller than a tile (none can move
  * back), its tiles more than the SMs, or a group's run of k-steps past
- * FAST_FOLD or under FAST_SK_MIN_SHARE. */
+ * FAST_FOLD or under FAST_SK_MIN_SHARE (not FAST_KG_MIN_RUN: forced at a
+ * short k, the cover ran slower than the k-groups or split plans at each
+ * shape tried; PERF.md, ## fast, session 32). */
 static double cover_cost(int i, int m, int n, int k)
 {
     const cover_config *f = &covers[i];
