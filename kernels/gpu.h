@@ -55,6 +55,15 @@ int gpu_launch_empty(void);
  * queued behind it is launched while the device is busy, so that an event
  * recorded after it times the work without the host's time to launch it. */
 int gpu_hold(double us);
+/* The gate a timed op's first mark is queued behind (engine/timing.c):
+ * close queues a kernel that holds the stream until gpu_gate_open, or
+ * until timeout_us have passed, so that the work queued behind it is
+ * launched while the device waits and a mark recorded after the gate
+ * times that work without the host's time to launch it. Every wait of
+ * the host's on the stream (gpu_sync, gpu_idle, gpu_d2h...) opens it
+ * first. close: 0, or -1 with the error set. */
+int gpu_gate_close(double timeout_us);
+void gpu_gate_open(void);
 /* Wait for all queued work; reports the first asynchronous error. */
 int gpu_sync(void);
 /* 1 if all queued work is done, 0 if some is still running; -1 on error. */

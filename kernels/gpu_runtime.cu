@@ -422,6 +422,7 @@ static int scratch_grow(void **p, size_t bytes, int soft)
         size_t cap = bytes > 65536 ? bytes : 65536;
         if (d->scratch_buf) {
             /* Queued kernels may still use the old buffer. */
+            gpu_gate_open();
             GPU_CHECK(cudaStreamSynchronize(d->stream));
             GPU_CHECK(cudaFree(d->scratch_buf));
             d->scratch_buf = NULL;
@@ -452,6 +453,7 @@ extern "C" int gpu_scratch_release(void)
         gpu_side *d = &gpu.side[g];
         if (!d->scratch_buf)
             continue;
+        gpu_gate_open();
         GPU_CHECK(cudaStreamSynchronize(d->stream)); /* queued kernels may still use it */
         GPU_CHECK(cudaSetDevice(g));
         cudaError_t err = cudaFree(d->scratch_buf);
@@ -521,6 +523,7 @@ extern "C" int gpu_h2d(void *dst, const void *src, size_t bytes)
 extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
 {
     GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, gpu.stream));
+    gpu_gate_open();
     GPU_CHECK(cudaStreamSynchronize(gpu.stream));
     return 0;
 }
@@ -559,12 +562,61 @@ extern "C" int gpu_hold(double us)
     return 0;
 }
 
+/* --- the gate ---------------------------------------------------------------- */
+
+/* A timed op's first mark fires as soon as the stream reaches it: on an
+ * idle device, at once, so that the pair took in the host's work on the
+ * op's launch calls (10-20 us a cuBLAS call, ~3 for cuk's kernels; PERF.md,
+ * ## fast, session 32). The gate is one thread queued before the mark that
+ * spins until the host opens it, a count in mapped host memory reaching
+ * the gate's own, or until `ns` have passed (a wait of the host's the gate
+ * was not opened for, which must not hang). The op's launches are made
+ * while it spins, and the pair times the device's work alone. */
+static __global__ void gate_kernel(const volatile unsigned *opened, unsigned seq, unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while ((int)(*opened - seq) < 0 && t - t0 < ns);
+}
+
+static struct {
+    unsigned *opened; /* host memory the device reads: the last gate opened */
+    unsigned *dev;    /* the same, as the device addresses it */
+    unsigned seq;     /* the last gate queued */
+} gate;
+
+extern "C" int gpu_gate_close(double timeout_us)
+{
+    if (!gate.opened) {
+        void *p;
+        GPU_CHECK(cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped));
+        gate.opened = (unsigned *)p;
+        *gate.opened = gate.seq;
+        GPU_CHECK(cudaHostGetDevicePointer((void **)&gate.dev, p, 0));
+    }
+    gpu_gate_open();
+    /* Bare, as gpu_hold: the timing's tool, not an op's kernel. */
+    gate_kernel<<<1, 1, 0, gpu.stream>>>(gate.dev, gate.seq + 1, (unsigned long long)(timeout_us * 1e3));
+    GPU_CHECK(cudaGetLastError());
+    gate.seq++;
+    return 0;
+}
+
+extern "C" void gpu_gate_open(void)
+{
+    if (gate.opened)
+        __atomic_store_n(gate.opened, gate.seq, __ATOMIC_RELEASE);
+}
+
 /* Without a device nothing was queued: callers that wait just in case
  * (timing set-up, copies) must not wake a missing driver. */
 extern "C" int gpu_sync(void)
 {
     if (gpu.init_state <= 0)
         return 0;
+    gpu_gate_open();
     GPU_CHECK(cudaStreamSynchronize(gpu.stream));
     return 0;
 }
@@ -573,6 +625,7 @@ extern "C" int gpu_idle(void)
 {
     if (gpu.init_state <= 0)
         return 1;
+    gpu_gate_open();
     cudaError_t err = cudaStreamQuery(gpu.stream);
     if (err == cudaErrorNotReady)
         return 0;

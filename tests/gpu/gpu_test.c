@@ -455,6 +455,34 @@ static void out_of_memory(void)
     mat_unref(keep);
 }
 
+/* The gate a timed op's first mark waits behind (gpu_gate_close): two
+ * marks recorded 50 ms apart behind a closed gate both fire when it opens,
+ * so the pair reads about 0 where from an idle device it read the host's
+ * 50 ms; a gate nothing opens lets the stream go after its timeout (20
+ * ms), and the first mark fires then, long before the second. The margins
+ * are tens of ms against 50 and 150 ms of host sleep: what is checked is
+ * the order of events, not a speed. */
+static void gate_holds_marks(void)
+{
+    gpu_mark *m0 = gpu_mark_new(), *m1 = gpu_mark_new();
+    CHECK(m0 && m1);
+    if (!m0 || !m1)
+        return;
+    CHECK(gpu_gate_close(1e6) == 0 && gpu_mark_record(m0) == 0);
+    usleep(50000);
+    CHECK(gpu_mark_record(m1) == 0);
+    gpu_gate_open();
+    CHECK(gpu_sync() == 0);
+    double held = gpu_mark_elapsed(m0, m1);
+    CHECKF(held >= 0 && held < 10, "two marks behind an open gate %.3f ms apart (host: 50 ms)", held);
+    CHECK(gpu_gate_close(20000) == 0 && gpu_mark_record(m0) == 0);
+    usleep(150000);
+    CHECK(gpu_mark_record(m1) == 0 && gpu_sync() == 0);
+    double timed_out = gpu_mark_elapsed(m0, m1);
+    CHECKF(timed_out > 60, "a gate left closed let its mark go %.3f ms before the next (host: 150 ms, timeout 20)",
+           timed_out);
+}
+
 /* The scratch fast's padded copies grew is device memory no matrix holds:
  * trimming the pool (as it does when the device runs short, or `clear`)
  * gives it back. */
@@ -1416,7 +1444,8 @@ int main(int argc, char **argv)
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
                                       "gpu_fast_unary", "gpu_fast_transposes", "gpu_fast_kernels_ran",
-                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_fast_thin", "gpu_fast_rows_a",
+                                      "gpu_multi_views", "gpu_scratch_given_back", "gpu_timing_gate", "gpu_fast_thin",
+                                      "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
                                       "gpu_fast_kgroups", "gpu_fast_kgroups_short", "gpu_fast_edges_beside",
                                       "gpu_fast_cover", "gpu_fast_fold"};
@@ -1476,6 +1505,7 @@ int main(int argc, char **argv)
     check_run("gpu_bench_end_to_end", bench_end_to_end);
     check_run("gpu_script_queued", script_queued);
     check_run("gpu_scratch_given_back", scratch_given_back);
+    check_run("gpu_timing_gate", gate_holds_marks);
     if (sanitizer)
         check_skip("gpu_out_of_memory", "its cudaMalloc fails on purpose; run without --sanitizer");
     else
