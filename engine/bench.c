@@ -378,27 +378,40 @@ static int grow(double **wt, double **kt, int *cap, int n)
 }
 
 /* Runs of the statement: the count given, or until the budget is spent
- * with at least BENCH_MIN_RUNS. */
-static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n)
+ * with at least BENCH_MIN_RUNS; *n of them. Every other run has its
+ * device ops behind the timing gate (timing_gate): the kernel times (*nk)
+ * come from those, the wall times (*nw) from the others, whose walls
+ * carry no gate; a single run gives both. */
+static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n, int *nw,
+                       int *nk)
 {
-    int cap = 0;
+    int cap = 0, rc = 0;
     double spent = 0, budget = measure_budget("CUK_TIMEIT_BUDGET_MS", TIMEIT_BUDGET_MS);
-    for (*n = 0;; (*n)++) {
+    for (*n = *nw = *nk = 0;; (*n)++) {
         if (count > 0 ? *n >= count : (*n >= BENCH_MIN_RUNS && spent >= budget) || *n >= TIMEIT_MAX_RUNS)
-            return 0;
-        if (grow(wt, kt, &cap, *n) != 0 || eval_stmt(s, quiet) != 0)
-            return -1;
-        (*wt)[*n] = timing_last()->wall_ms;
-        (*kt)[*n] = timing_last()->kernel_ms;
-        spent += (*wt)[*n];
+            break;
+        int gated = *n % 2 == 1;
+        timing_gate(gated);
+        if (grow(wt, kt, &cap, *n) != 0 || eval_stmt(s, quiet) != 0) {
+            rc = -1;
+            break;
+        }
+        const timing_cmd *c = timing_last();
+        if (!gated || count == 1)
+            (*wt)[(*nw)++] = c->wall_ms;
+        if (gated || count == 1)
+            (*kt)[(*nk)++] = c->kernel_ms;
+        spent += c->wall_ms;
     }
+    timing_gate(1);
+    return rc;
 }
 
 int cmd_timeit(cuk_session *s, const stmt *st)
 {
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
-    int n = 0;
+    int n = 0, nw = 0, nk = 0;
     quiet.print = 0;
     if (st->narg == 1) {
         count = st->arg[0]->num;
@@ -412,12 +425,13 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     timing_kernel_events(1);
     timing_quiet(1);                      /* the runs stay out of the history; one summary goes in */
     if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
-        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n);
+        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk);
     timing_quiet(0);
     if (rc == 0 && n > 0) {
         stat_summary w, k;
-        stats_summarise(wt, n, &w);
-        stats_summarise(kt, n, &k);
+        stats_summarise(wt, nw, &w);
+        stats_summarise(kt, nk, &k);
+        w.runs = n; /* the runs made, each time counted once */
         timing_cmd sum = *timing_last();
         double scale = sum.kernel_ms > 0 ? k.med / sum.kernel_ms : 1;
         for (int i = 0; i < sum.nops; i++)

@@ -73,7 +73,10 @@ static const char help_timing[] =
     "rules: one-time set-up (kernels loaded, library handles, a shape's first run) is\n"
     "never timed; `info` lists it. A speedup is a ratio of medians taken in the same\n"
     "bench; when the two modes' bands (quartiles, at least +-5%) overlap, or they run\n"
-    "the same code, it reads ~1x (noise). `cuk --json`: each table as one JSON line.\n";
+    "the same code, it reads ~1x (noise). A kernel time is the device's alone: the\n"
+    "start event waits behind a gate until the launches are queued, which adds ~10 us\n"
+    "to the command's wall time (not to bench's end-to-end runs, nor to the timeit\n"
+    "runs its wall median comes from). `cuk --json`: each table as one JSON line.\n";
 
 static const char help_keys[] =
     "  Tab        complete commands, functions, variables, modes; file names inside quotes\n"

@@ -10,6 +10,12 @@
 
 #define ONETIME_MAX 48
 
+/* The longest a timed op's gate holds the stream if nothing opens it (see
+ * timing_op_begin): far more than an op's launch calls take once its
+ * one-time set-up is done (warm.h), short enough that a wait the gate
+ * was not opened for costs little. */
+#define TIMING_GATE_US 1000.0
+
 /* The process's timing state (one session per process, see session.h). */
 static struct {
     timing_cmd cur;                       /* the statement being timed */
@@ -17,13 +23,14 @@ static struct {
     int have_last;
     int active, device_work, quiet, defer;
     int events_on, events_now;            /* CUDA events wanted / in use for cur */
+    int gate;                             /* timing_gate */
     double cmd_t0, op_t0, setup_t0;
     gpu_mark *marks[2 * TIMING_MAX_OPS];  /* start and end of each op of cur */
     timing_cmd hist[TIMING_HISTORY];      /* filed statements, a ring */
     int hist_n, hist_next;
     timing_onetime onetime[ONETIME_MAX]; /* one-time costs, oldest first */
     int nonetime;
-} T = {.events_on = 1};
+} T = {.events_on = 1, .gate = 1};
 
 double timing_now_ms(void)
 {
@@ -33,6 +40,8 @@ double timing_now_ms(void)
 }
 
 void timing_kernel_events(int on) { T.events_on = on; }
+
+void timing_gate(int on) { T.gate = on; }
 
 void timing_quiet(int on) { T.quiet = on; }
 
@@ -75,7 +84,20 @@ int timing_op_begin(const cuk_backend *be)
     T.device_work = 1;
     if (!T.events_now || T.cur.nops >= TIMING_MAX_OPS) /* folded: the last row's start mark stays */
         return 0;
-    return record_mark(2 * op_slot());
+    /* The start mark behind the gate, which timing_op_end opens once the
+     * op's launches are queued: the mark fires when they are all there,
+     * and the op's time is the device's. From an idle device the mark
+     * fired at once and the time took in the launch calls' host work:
+     * 10-20 us for a cuBLAS call (PERF.md, ## fast, session 32). Not for a
+     * mode that spreads an op over GPUs: its marks are on GPU 0's stream
+     * alone, and its ops wait on the others. */
+    if (T.gate && !be->spread && gpu_gate_close(TIMING_GATE_US) != 0)
+        return -1;
+    if (record_mark(2 * op_slot()) != 0) {
+        gpu_gate_open();
+        return -1;
+    }
+    return 0;
 }
 
 void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, double flops, double bytes)
@@ -102,6 +124,7 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
         o->ms += timing_now_ms() - T.op_t0;
     else if (T.events_now && record_mark(2 * i + 1) != 0)
         cuk_err_clear(); /* the time is lost, the result is not */
+    gpu_gate_open();
 }
 
 void timing_copied(int to_device, size_t bytes, double ms)

@@ -67,6 +67,12 @@ typedef struct {
 
 /* Whether device kernels are timed from the next statement on. */
 void timing_kernel_events(int on);
+/* Whether a timed device op's first mark waits behind the gate (on, the
+ * default): the op's time is then the device's alone, without the host's
+ * launch calls, and the statement's wall time carries the gate's cost
+ * (~10 us). Off where the wall time is the measurement: bench's end-to-end
+ * runs, timeit's runs for its wall median. */
+void timing_gate(int on);
 
 /* Whether a statement may end with its device work still queued: when on
  * and no kernel times are wanted, timing_end files the record without
