@@ -4,7 +4,8 @@
  * 2^28 floats, at odd lengths and from an unaligned start; each reduction's
  * cost at 2^20 floats against a bare launch and synchronise (host clock);
  * transpose and the elementwise ops against the device-to-device copy
- * (bytes read + written). Every kernel is reached through the mode table. */
+ * (bytes read + written), also with their operands and result from an
+ * unaligned start, and with the operands so and the result aligned. Every kernel is reached through the mode table. */
 #include <math.h>
 #include <time.h>
 
@@ -30,6 +31,7 @@ typedef struct {
     int rows, cols;
     int sets;     /* operand sets rotated through, each n floats apart */
     cuk_arg b;    /* the right operand of an elementwise op, if broadcast */
+    int out_at_0; /* an elementwise op's result from element 0 (aligned), not off */
 } work;
 
 static int run_work(void *ctx, int rep)
@@ -46,9 +48,11 @@ static int run_work(void *ctx, int rep)
     case W_EWISE: {
         cuk_arg a = {in, 0, 0}, b = w->b.bcast ? w->b : (cuk_arg){y + at, 0, 0};
         mode_enter(mode_find("fast"));
-        return fast->ewise((cuk_ewop)w->op, z + at, a, b, w->n);
+        return fast->ewise((cuk_ewop)w->op, z + at - (w->out_at_0 ? w->off : 0), a, b, w->n);
     }
-    case W_UNARY: mode_enter(mode_find("fast")); return fast->unary((cuk_unop)w->op, z + at, in, w->n);
+    case W_UNARY:
+        mode_enter(mode_find("fast"));
+        return fast->unary((cuk_unop)w->op, z + at - (w->out_at_0 ? w->off : 0), in, w->n);
     }
     return -1;
 }
@@ -80,11 +84,11 @@ static const char *red_name[] = {"sum", "mean", "norm", "min", "max"};
  * cublasSdot over 2^28 floats. */
 static void reductions_vs_sdot(size_t n, size_t off, const char *tag)
 {
-    work sdot = {W_SDOT, 0, BIG, 0, 0, 0, 1, {0}};
+    work sdot = {W_SDOT, 0, BIG, 0, 0, 0, 1, {0}, 0};
     char name[64];
     for (int op = 0; op <= CUK_RED_COUNT; op++) {
         int is_dot = op == CUK_RED_COUNT;
-        work w = {is_dot ? W_DOT : W_REDUCE, op, n, off, 0, 0, 1, {0}};
+        work w = {is_dot ? W_DOT : W_REDUCE, op, n, off, 0, 0, 1, {0}, 0};
         snprintf(name, sizeof name, "%s %s/sdot", is_dot ? "dot" : red_name[op], tag);
         pair(name, &w, (is_dot ? 2.0 : 1.0) * n * 4, &sdot, 2.0 * BIG * 4, "cublasSdot 2^28", 0.95);
     }
@@ -118,7 +122,7 @@ static void launch_floor(void)
     char name[64];
     for (int op = 0; op <= CUK_RED_COUNT; op++) {
         int is_dot = op == CUK_RED_COUNT;
-        work w = {is_dot ? W_DOT : W_REDUCE, op, SMALL, 0, 0, 0, perf_sets(SMALL * 4), {0}};
+        work w = {is_dot ? W_DOT : W_REDUCE, op, SMALL, 0, 0, 0, perf_sets(SMALL * 4), {0}, 0};
         for (int r = 0; r < 50; r++)
             if (run_work(&w, r) || gpu_launch_empty() || gpu_sync())
                 perf_die("warm-up");
@@ -145,18 +149,18 @@ static void launch_floor(void)
 static void transposes(int rows, int cols, double target)
 {
     size_t n = (size_t)rows * cols;
-    work t = {W_TRANSPOSE, 0, n, 0, rows, cols, 1, {0}}, c = {W_COPY, 0, n, 0, 0, 0, 1, {0}};
+    work t = {W_TRANSPOSE, 0, n, 0, rows, cols, 1, {0}, 0}, c = {W_COPY, 0, n, 0, 0, 0, 1, {0}, 0};
     char name[64];
     snprintf(name, sizeof name, "transpose %dx%d/copy", rows, cols);
     pair(name, &t, 8.0 * n, &c, 8.0 * n, "device copy", target);
 }
 
-static void elementwise(size_t n, size_t off, const char *tag)
+static void elementwise(size_t n, size_t off, int out_at_0, const char *tag)
 {
-    work c = {W_COPY, 0, n, 0, 0, 0, 1, {0}};
-    work add = {W_EWISE, CUK_EW_ADD, n, off, 0, 0, 1, {0}};
-    work twice = {W_EWISE, CUK_EW_MUL, n, off, 0, 0, 1, {NULL, 2.0f, 1}};
-    work ex = {W_UNARY, CUK_UN_EXP, n, off, 0, 0, 1, {0}};
+    work c = {W_COPY, 0, n, 0, 0, 0, 1, {0}, 0};
+    work add = {W_EWISE, CUK_EW_ADD, n, off, 0, 0, 1, {0}, out_at_0};
+    work twice = {W_EWISE, CUK_EW_MUL, n, off, 0, 0, 1, {NULL, 2.0f, 1}, out_at_0};
+    work ex = {W_UNARY, CUK_UN_EXP, n, off, 0, 0, 1, {0}, out_at_0};
     char name[64];
     snprintf(name, sizeof name, "x + y %s/copy", tag);
     pair(name, &add, 12.0 * n, &c, 8.0 * n, "device copy", 0.9);
@@ -202,8 +206,9 @@ int main(void)
     launch_floor();
     transposes(16384, 16384, 0.9);
     transposes(16383, 16385, 0.8);
-    elementwise(BIG, 0, "2^28");
-    elementwise(BIG - 1, 1, "2^28-1 from +1");
+    elementwise(BIG, 0, 0, "2^28");
+    elementwise(BIG - 1, 1, 0, "2^28-1 from +1");
+    elementwise(BIG - 1, 1, 1, "2^28-1 from +1 to +0");
     perf_clock_log("end");
     return 0;
 }

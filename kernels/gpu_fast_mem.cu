@@ -6,12 +6,15 @@
  * are measured against the device-to-device copy and cublasSdot
  * (bench/perf_mem.c, kernels/PERF.md).
  *
- * Alignment is checked at run time: a buffer whose start is not on 128
+ * Alignment is checked at run time: a buffer whose start is not on 512
  * bytes gets its first elements up to there (the head) and its last 0-3
- * (the tail) one at a time and the rest as float4; operands whose starts
- * differ modulo 16 bytes take a plain float path, slower but right. The
- * engine's own buffers start where cudaMalloc puts them (on 256 bytes);
- * the rest is for callers with offsets, and the tests. */
+ * (the tail) one at a time and the rest as float4. An elementwise op's
+ * operands that start the same distance past out's 16 bytes are read as
+ * float4 from shifted loads (shifted4); a dot's whose starts differ
+ * modulo 16 bytes, or an elementwise op's that differ from each other,
+ * take a plain float path, slower but right. The engine's own buffers
+ * start where cudaMalloc puts them (on 256 bytes); the rest is for callers
+ * with offsets, and the tests. */
 #include "kernels/gpu_internal.h"
 
 #include <math.h>
@@ -32,14 +35,19 @@ extern "C" cuk_unary_fn fast_unary;
 
 /* --- where the float4 part of a buffer starts ------------------------------------ */
 
-/* Elements before p reaches a 128-byte boundary (0..31), at most n. From
- * there a warp's 32 float4 cover four whole 128-byte lines: on the H100, a
+/* Elements before p reaches a 512-byte boundary (0..127), at most n. From
+ * there a warp's 32 float4 are one whole 512-byte block. On the H100, a
  * sum from x + 1 with only a 16-byte head ran at 0.93 of cublasSdot's
  * bandwidth and x * 2 at 0.76 of the copy, each warp's access straddling
- * five lines. */
+ * five 128-byte lines; with a 128-byte head, x * 2 and exp(x) from x + 1
+ * still ran at 0.87 of the copy on the H200 (4.27 TB/s), each warp's
+ * access across two 512-byte blocks, and at 0.93-0.94 from a 512-byte
+ * one, as from x itself (x + y 0.92 -> 0.97; PERF.md, ## fast:
+ * memory-bound). */
+#define FAST_HEAD_BYTES 512
 static size_t head_of(const float *p, size_t n)
 {
-    size_t h = ((128 - ((uintptr_t)p & 127)) & 127) / sizeof(float);
+    size_t h = ((FAST_HEAD_BYTES - ((uintptr_t)p & (FAST_HEAD_BYTES - 1))) & (FAST_HEAD_BYTES - 1)) / sizeof(float);
     return h < n ? h : n;
 }
 
@@ -53,7 +61,7 @@ static int same_phase(const void *p, const void *q)
 
 /* A buffer split for 16-byte access: head floats, then n4 float4, then the
  * tail (n - head - 4 n4 < 4). The head and the tail go one element a
- * thread (the head is under 32 floats, except on the float path, where it
+ * thread (the head is under 128 floats, except on the float path, where it
  * is all n of them). */
 typedef struct {
     size_t head, n4, tail;
@@ -274,11 +282,41 @@ extern "C" int fast_dot(float *out, const float *x, const float *y, size_t n)
 
 /* --- elementwise and unary ------------------------------------------------------- */
 
-/* One operand of an elementwise op, as a float4 at body index i (p already
- * past the head), or its broadcast value s four times. */
+/* An operand D floats past out's phase (x * 2 from x + 1 into an aligned
+ * result: D = 1), read as float4 all the same: float4 i of the body is
+ * the last 4 - D floats of the aligned float4 p[i] and the first D of
+ * p[i + 1] (p: the aligned float4 at or before the body's first element),
+ * two 16-byte loads, the second the next thread's first, mostly from L1. One float a thread, as before, ran x + y, x * 2
+ * and exp(x) so at 0.65, 0.58 and 0.62 of the copy on the H200; this way
+ * 0.92, 0.90 and 0.89 (__ldg for both loads: the same). The body stops a
+ * float4 short of the operand's end (shifted_split), so p[i + 1] holds
+ * nothing past it; p[0] starts at most 3 floats before the body's first
+ * element, in the same 16 bytes of the operand's buffer. */
+template <int D> static __device__ __forceinline__ float4 shifted4(const float4 *p, size_t i)
+{
+    if (D == 0)
+        return p[i];
+    float4 a = p[i], b = p[i + 1];
+    if (D == 1)
+        return make_float4(a.y, a.z, a.w, b.x);
+    if (D == 2)
+        return make_float4(a.z, a.w, b.x, b.y);
+    return make_float4(a.w, b.x, b.y, b.z);
+}
+
+/* The aligned float4 at or before element `head` of x, D floats before it
+ * (shifted4). */
+template <int D> static __device__ __forceinline__ const float4 *shifted_base(const float *x, size_t head)
+{
+    return (const float4 *)(x + head - D);
+}
+
+/* One operand of an elementwise op, as a float4 at body index i (p from
+ * shifted_base), or its broadcast value s four times. */
+template <int D>
 static __device__ __forceinline__ float4 operand4(const cuk_arg &a, float s, const float4 *p, size_t i)
 {
-    return a.bcast ? make_float4(s, s, s, s) : p[i];
+    return a.bcast ? make_float4(s, s, s, s) : shifted4<D>(p, i);
 }
 
 static __device__ __forceinline__ float4 ewise4(cuk_ewop op, float4 x, float4 y)
@@ -333,38 +371,64 @@ typedef struct {
 } operands4;
 
 /* out[i] = a[i] op b[i], either side possibly one broadcast value, read
- * once per thread. Every pointer read has out's phase unless sp is the
- * float path. */
+ * once per thread. Every pointer read is D floats past out's phase
+ * (shifted4) unless sp is the float path. */
+template <int D>
 static __global__ void __launch_bounds__(GPU_THREADS)
     ewise_fast(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, vec_split sp)
 {
     float sa = a.bcast ? (a.p ? a.p[0] : a.v) : 0.0f;
     float sb = b.bcast ? (b.p ? b.p[0] : b.v) : 0.0f;
-    const float4 *pa = a.bcast ? NULL : (const float4 *)(a.p + sp.head);
-    const float4 *pb = b.bcast ? NULL : (const float4 *)(b.p + sp.head);
+    const float4 *pa = a.bcast ? NULL : shifted_base<D>(a.p, sp.head);
+    const float4 *pb = b.bcast ? NULL : shifted_base<D>(b.p, sp.head);
     map_split(
         out, sp, [&](size_t i) { return cuk_ewise_one(op, operand1(a, sa, i), operand1(b, sb, i)); },
-        [&](size_t j) { return operands4{operand4(a, sa, pa, j), operand4(b, sb, pb, j)}; },
+        [&](size_t j) { return operands4{operand4<D>(a, sa, pa, j), operand4<D>(b, sb, pb, j)}; },
         [&](operands4 v) { return ewise4(op, v.x, v.y); });
 }
 
-/* out[i] = f(in[i]). */
+/* out[i] = f(in[i]), in D floats past out's phase. */
+template <int D>
 static __global__ void __launch_bounds__(GPU_THREADS)
     unary_fast(cuk_unop op, float *out, const float *in, vec_split sp)
 {
-    const float4 *p = (const float4 *)(in + sp.head);
+    const float4 *p = shifted_base<D>(in, sp.head);
     map_split(
-        out, sp, [&](size_t i) { return cuk_unary_one(op, in[i]); }, [&](size_t j) { return p[j]; },
+        out, sp, [&](size_t i) { return cuk_unary_one(op, in[i]); }, [&](size_t j) { return shifted4<D>(p, j); },
         [&](float4 v) { return unary4(op, v); });
 }
 
-/* The split of out, or all floats (head = n) if some operand read is out of
- * out's phase. */
-static vec_split split_for(const float *out, size_t n, int in_phase)
+/* Floats x's element `head` lies past a 16-byte boundary. */
+static int phase_at(const float *x, size_t head) { return (int)(((uintptr_t)(x + head) & 15) / sizeof(float)); }
+
+/* out's split for operands D floats past its phase: the body a float4
+ * shorter (its floats go to the tail), so that shifted4 reads nothing past
+ * an operand's end; all floats (head = n) where the body would be empty. */
+static vec_split shifted_split(const float *out, size_t n, int d)
 {
-    vec_split sp = {n, 0, 0};
-    return in_phase ? split_of(out, n) : sp;
+    vec_split sp = split_of(out, n), floats = {n, 0, 0};
+    if (d == 0)
+        return sp;
+    if (sp.n4 < 2)
+        return floats;
+    sp.n4--, sp.tail += VEC;
+    return sp;
 }
+
+/* The kernel for operands D floats past out's phase, D = 0..3, and its name
+ * in `kernels`. */
+typedef struct {
+    void (*ewise)(cuk_ewop, float *, cuk_arg, cuk_arg, vec_split);
+    void (*unary)(cuk_unop, float *, const float *, vec_split);
+    const char *ewise_name, *unary_name;
+} shifted_kernels;
+
+static const shifted_kernels by_phase[4] = {
+    {ewise_fast<0>, unary_fast<0>, "ewise_fast", "unary_fast"},
+    {ewise_fast<1>, unary_fast<1>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {ewise_fast<2>, unary_fast<2>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {ewise_fast<3>, unary_fast<3>, "ewise_fast_shifted", "unary_fast_shifted"},
+};
 
 /* The grid for a split: a float4 (or a float of the float path) a thread. */
 static int elementwise_grid(const void *kernel, int *fits, vec_split sp, unsigned *grid)
@@ -374,19 +438,29 @@ static int elementwise_grid(const void *kernel, int *fits, vec_split sp, unsigne
 }
 
 static struct {
-    int ewise, unary;
+    int ewise[4], unary[4]; /* by phase (by_phase) */
 } elementwise_fits;
 
+/* The float4 path when the operands read (a, b: NULL if broadcast) are the
+ * same distance past out's phase, shifted or not (x + y from x + 1 and y +
+ * 1 into a new result); else the float path, one float a thread. */
 extern "C" int fast_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n)
 {
     unsigned grid;
     if (n == 0)
         return 0;
-    int in_phase = (a.bcast || same_phase(a.p, out)) && (b.bcast || same_phase(b.p, out));
-    vec_split sp = split_for(out, n, in_phase);
-    if (elementwise_grid((const void *)ewise_fast, &elementwise_fits.ewise, sp, &grid) != 0)
+    vec_split sp = split_of(out, n), floats = {n, 0, 0};
+    int da = a.bcast ? -1 : phase_at(a.p, sp.head), db = b.bcast ? -1 : phase_at(b.p, sp.head);
+    int d = da >= 0 ? da : db >= 0 ? db : 0;
+    if ((da >= 0 && da != d) || (db >= 0 && db != d))
+        sp = floats, d = 0;
+    else
+        sp = shifted_split(out, n, d);
+    d = sp.head == n ? 0 : d; /* the float path reads no float4 */
+    const shifted_kernels *k = &by_phase[d];
+    if (elementwise_grid((const void *)k->ewise, &elementwise_fits.ewise[d], sp, &grid) != 0 ||
+        gpu_launch(k->ewise, k->ewise_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, op, out, a, b, sp) != 0)
         return -1;
-    GPU_LAUNCH(ewise_fast, grid, GPU_THREADS, 0, op, out, a, b, sp);
     return 0;
 }
 
@@ -395,10 +469,13 @@ extern "C" int fast_unary(cuk_unop op, float *out, const float *in, size_t n)
     unsigned grid;
     if (n == 0)
         return 0;
-    vec_split sp = split_for(out, n, same_phase(in, out));
-    if (elementwise_grid((const void *)unary_fast, &elementwise_fits.unary, sp, &grid) != 0)
+    int d = phase_at(in, head_of(out, n));
+    vec_split sp = shifted_split(out, n, d);
+    d = sp.head == n ? 0 : d; /* the float path reads no float4 */
+    const shifted_kernels *k = &by_phase[d];
+    if (elementwise_grid((const void *)k->unary, &elementwise_fits.unary[d], sp, &grid) != 0 ||
+        gpu_launch(k->unary, k->unary_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, op, out, in, sp) != 0)
         return -1;
-    GPU_LAUNCH(unary_fast, grid, GPU_THREADS, 0, op, out, in, sp);
     return 0;
 }
 

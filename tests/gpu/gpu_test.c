@@ -826,6 +826,8 @@ static void fast_elementwise(void)
         fm_ewise_at(fm_lens[l], 3, 3, 3);
         fm_ewise_at(fm_lens[l], 1, 0, 1); /* b 3 floats past out's phase */
         fm_ewise_at(fm_lens[l], 3, 2, 1); /* a 2 past, b 1 past */
+        fm_ewise_at(fm_lens[l], 2, 2, 1); /* both 1 past: float4 from shifted loads */
+        fm_ewise_at(fm_lens[l], 0, 0, 1); /* both 3 past */
     }
 }
 
@@ -920,12 +922,14 @@ static void fast_transposes(void)
            "float4 kernel ran %d times for %d shapes, the general one %d", vec, nvec, any);
 }
 
-/* The float path of dot ran when the operands were out of phase. */
+/* The float path of dot ran when the operands were out of phase, and the
+ * elementwise kernels' shifted loads when they were out of out's. */
 static void fast_kernels_ran(void)
 {
     CHECKF(launches("fast", "dot_fast") > 0 && launches("fast", "dot_fast_unaligned") > 0 &&
                launches("fast", "reduce_fast_sum") > 0 && launches("fast", "ewise_fast") > 0 &&
-               launches("fast", "unary_fast") > 0,
+               launches("fast", "unary_fast") > 0 && launches("fast", "ewise_fast_shifted") > 0 &&
+               launches("fast", "unary_fast_shifted") > 0,
            "a kernel of mode fast was never launched");
 }
 
