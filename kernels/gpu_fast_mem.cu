@@ -441,9 +441,10 @@ static struct {
     int ewise[4], unary[4]; /* by phase (by_phase) */
 } elementwise_fits;
 
-/* The float4 path when the operands read (a, b: NULL if broadcast) are the
- * same distance past out's phase, shifted or not (x + y from x + 1 and y +
- * 1 into a new result); else the float path, one float a thread. */
+/* The float4 path when the operands read from memory (not a broadcast
+ * value) are the same distance past out's phase, shifted or not (x + y
+ * from x + 1 and y + 1 into an aligned result); else the float path, one
+ * float a thread. */
 extern "C" int fast_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n)
 {
     unsigned grid;
