@@ -5,7 +5,8 @@
  * cost at 2^20 floats against a bare launch and synchronise (host clock);
  * transpose and the elementwise ops against the device-to-device copy
  * (bytes read + written), also with their operands and result from an
- * unaligned start, and with the operands so and the result aligned. Every kernel is reached through the mode table. */
+ * unaligned start, and with the operands so and the result aligned. Every
+ * kernel is reached through the mode table. */
 #include <math.h>
 #include <time.h>
 
@@ -39,6 +40,7 @@ static int run_work(void *ctx, int rep)
     const work *w = ctx;
     size_t at = w->off + (size_t)(rep % w->sets) * w->n;
     const float *in = x + at;
+    float *res = z + at - (w->out_at_0 ? w->off : 0); /* an elementwise op's result */
     switch (w->kind) {
     case W_REDUCE: mode_enter(mode_find("fast")); return fast->reduce((cuk_redop)w->op, out, in, w->n);
     case W_DOT: mode_enter(mode_find("fast")); return fast->dot(out, in, y + at, w->n);
@@ -48,11 +50,9 @@ static int run_work(void *ctx, int rep)
     case W_EWISE: {
         cuk_arg a = {in, 0, 0}, b = w->b.bcast ? w->b : (cuk_arg){y + at, 0, 0};
         mode_enter(mode_find("fast"));
-        return fast->ewise((cuk_ewop)w->op, z + at - (w->out_at_0 ? w->off : 0), a, b, w->n);
+        return fast->ewise((cuk_ewop)w->op, res, a, b, w->n);
     }
-    case W_UNARY:
-        mode_enter(mode_find("fast"));
-        return fast->unary((cuk_unop)w->op, z + at - (w->out_at_0 ? w->off : 0), in, w->n);
+    case W_UNARY: mode_enter(mode_find("fast")); return fast->unary((cuk_unop)w->op, res, in, w->n);
     }
     return -1;
 }

@@ -286,12 +286,13 @@ extern "C" int fast_dot(float *out, const float *x, const float *y, size_t n)
  * result: D = 1), read as float4 all the same: float4 i of the body is
  * the last 4 - D floats of the aligned float4 p[i] and the first D of
  * p[i + 1] (p: the aligned float4 at or before the body's first element),
- * two 16-byte loads, the second the next thread's first, mostly from L1. One float a thread, as before, ran x + y, x * 2
- * and exp(x) so at 0.65, 0.58 and 0.62 of the copy on the H200; this way
- * 0.92, 0.90 and 0.89 (__ldg for both loads: the same). The body stops a
- * float4 short of the operand's end (shifted_split), so p[i + 1] holds
- * nothing past it; p[0] starts at most 3 floats before the body's first
- * element, in the same 16 bytes of the operand's buffer. */
+ * two 16-byte loads, the second the next thread's first, mostly from L1.
+ * One float a thread, as before, ran x + y, x * 2 and exp(x) so at 0.65,
+ * 0.58 and 0.62 of the copy on the H200; this way 0.92, 0.90 and 0.89
+ * (__ldg for both loads: the same). The body stops a float4 short of the
+ * operand's end (shifted_split), so p[i + 1] holds nothing past it; p[0]
+ * starts at most 3 floats before the body's first element, in the same 16
+ * bytes of the operand's buffer. */
 template <int D> static __device__ __forceinline__ float4 shifted4(const float4 *p, size_t i)
 {
     if (D == 0)
