@@ -1,6 +1,6 @@
 /* perf.h - what the `make bench` programs (bench/perf_*.c) share: device
- * kernel-time medians from event pairs (each run queued behind a short hold
- * of the device, so that a pair times the device's work alone), operand
+ * kernel-time medians from event pairs (each run queued behind the engine's
+ * gate, so that a pair times the device's work alone), operand
  * sets rotated so that the caches hold none of them between runs, the SM
  * clock logged beside the figures, and one line per measured ratio.
  * Header-only; C11; links the core objects (kernels/gpu.h, the mode table).
@@ -53,25 +53,27 @@ static inline int perf_sets(size_t bytes)
     return sets < 1 ? 1 : sets > 64 ? 64 : (int)sets;
 }
 
-/* Microseconds the device is kept busy (gpu_hold) before each timed run's
- * first mark: the run's launches are queued while it waits, as a script's
- * are, so that the marks time the device's work and not the host's time to
- * launch it. From an idle device the first mark fires at once and the pair
+/* The longest a timed run's first mark waits behind the engine's gate
+ * (gpu_gate_close), which perf_pair's gpu_sync opens once the run's
+ * launches are queued: the marks time the device's work and not the
+ * host's time to launch it, as the engine's timing does. From an idle
+ * device the first mark fires at once and the pair
  * takes in the launch call's host work as well: cuBLAS's 10-20 us a call
  * on the H100 machine against fast's ~3 (at 1037x1055x1031 cuBLAS's kernel
  * runs 70.7 us in Nsight Compute, 72.8 behind a hold and 80-94 without),
  * and at 4096^3 its kernel ran 4% slower from an idle device (2.78 ms
  * against 2.67, Nsight Compute's figure; fast's 3.06 both ways): the pairs
- * made fast look 4-10% better than its kernels are. Holds of 50 us and
- * more gave the same medians, 20 us not quite at 4096^3 (kernels/PERF.md,
- * session 32). 0 times from an idle device; a bench whose work spans
- * devices sets 0 (the hold is on the engine's one stream, and another
- * device's work would start before the mark). */
-#define PERF_HOLD_US 200.0
+ * made fast look 4-10% better than its kernels are. Fixed holds of 50 us
+ * and more gave the same medians, 20 us not quite at 4096^3 (kernels/PERF.md,
+ * session 32); the gate holds as long as the host takes, up to this. 0
+ * times from an idle device; a bench whose work spans devices sets 0 (the
+ * gate is on the engine's one stream, and another device's work would
+ * start before the mark). */
+#define PERF_HOLD_US 1000.0
 static double perf_hold_us = PERF_HOLD_US;
 
 /* Two measured functions, each run `runs` times turn about, each run timed
- * by its own event pair behind a hold (perf_hold_us); medians into ta and
+ * by its own event pair behind the gate (perf_hold_us); medians into ta and
  * tb. Every run, warm-ups and both sides alike, gets the next rep, so
  * that each reads the set after the one the run before it read: giving
  * both sides the same rep would have the second read the operands the
@@ -96,7 +98,7 @@ static inline void perf_pair(perf_fn *fa, void *ca, perf_time *ta, perf_fn *fb, 
     for (int r = 0; r < runs; r++)
         for (int side = 0; side < (fb ? 2 : 1); side++) {
             perf_fn *f = side ? fb : fa;
-            if ((perf_hold_us > 0 && gpu_hold(perf_hold_us)) || gpu_mark_record(m0) || f(side ? cb : ca, rep++) ||
+            if ((perf_hold_us > 0 && gpu_gate_close(perf_hold_us)) || gpu_mark_record(m0) || f(side ? cb : ca, rep++) ||
                 gpu_mark_record(m1) || gpu_sync())
                 perf_die("timed run");
             (side ? xb : xa)[r] = gpu_mark_elapsed(m0, m1);

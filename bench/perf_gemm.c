@@ -10,9 +10,10 @@
  *   perf_gemm --time M K N ...   only these shapes, timed, no error check
  *   perf_gemm -s NAME=VALUE ...   first `set NAME VALUE` (a variant
  *                          switch: `-s align=off`), then as above
- *   perf_gemm --hold US ...   hold the device US microseconds before each
- *                          timed run (perf.h; 0: time from an idle device,
- *                          the host's launch work inside), then as above */
+ *   perf_gemm --hold US ...   the gate before each timed run holds the
+ *                          device at most US microseconds (perf.h; 0: no
+ *                          gate, time from an idle device, the host's
+ *                          launch work inside), then as above */
 #include <math.h>
 #include <stdint.h>
 
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
     }
     if (argc > 2 && !strcmp(argv[1], "--hold")) {
         perf_hold_us = atof(argv[2]);
-        printf("# hold %g us before each timed run\n", perf_hold_us);
+        printf("# the gate before each timed run's first mark holds at most %g us\n", perf_hold_us);
         argc -= 2, argv += 2;
     }
     perf_clock_log("before");

@@ -222,8 +222,8 @@ static void out_of_core(int n, const char *label)
 int main(int argc, char **argv)
 {
     nwanted = argc - 1, wanted = argv + 1;
-    /* The products run on every GPU; a hold of GPU 0's stream would let the
-     * others start before the first mark. Their times run to milliseconds,
+    /* The products run on every GPU; the gate on GPU 0's stream would let
+     * the others start before the first mark. Their times run to milliseconds,
      * where the host's launch time is noise. */
     perf_hold_us = 0;
     const char *why;

@@ -51,11 +51,8 @@ int gpu_d2d(void *dst, const void *src, size_t bytes);
 /* Queue one empty kernel: what a launch costs with no work in it, the
  * floor that bench/perf_mem.c holds small reductions to. */
 int gpu_launch_empty(void);
-/* Queue a kernel that keeps the stream busy for `us` microseconds: work
- * queued behind it is launched while the device is busy, so that an event
- * recorded after it times the work without the host's time to launch it. */
-int gpu_hold(double us);
-/* The gate a timed op's first mark is queued behind (engine/timing.c):
+/* The gate a timed op's first mark is queued behind (engine/timing.c,
+ * bench/perf.h):
  * close queues a kernel that holds the stream until gpu_gate_open, or
  * until timeout_us have passed, so that the work queued behind it is
  * launched while the device waits and a mark recorded after the gate

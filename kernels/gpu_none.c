@@ -44,7 +44,6 @@ int gpu_h2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_d2h(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_d2d(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_launch_empty(void) { return no_cuda(); }
-int gpu_hold(double us) { return no_cuda(); }
 int gpu_gate_close(double timeout_us) { return no_cuda(); }
 void gpu_gate_open(void) {}
 int gpu_sync(void) { return 0; }   /* nothing was queued */

@@ -543,31 +543,13 @@ extern "C" int gpu_launch_empty(void)
     return 0;
 }
 
-/* One thread that waits on the global timer until `ns` have passed. */
-static __global__ void hold_kernel(unsigned long long ns)
-{
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    while (t - t0 < ns);
-}
-
-/* Launched bare, not through gpu_launch: it is the benches' tool, not an
- * op's kernel, and stays out of the modes' `kernels` tables. */
-extern "C" int gpu_hold(double us)
-{
-    hold_kernel<<<1, 1, 0, gpu.stream>>>((unsigned long long)(us * 1e3));
-    GPU_CHECK(cudaGetLastError());
-    return 0;
-}
-
 /* --- the gate ---------------------------------------------------------------- */
 
 /* A timed op's first mark fires as soon as the stream reaches it: on an
  * idle device, at once, so that the pair took in the host's work on the
  * op's launch calls (10-20 us a cuBLAS call, ~3 for cuk's kernels; PERF.md,
- * ## fast, session 32). The gate is one thread queued before the mark that
+ * ## fast, session 32). The engine's timing and the benches' pairs
+ * (bench/perf.h) both queue it. The gate is one thread queued before the mark that
  * spins until the host opens it, a count in mapped host memory reaching
  * the gate's own, or until `ns` have passed (a wait of the host's the gate
  * was not opened for, which must not hang). The op's launches are made
@@ -597,7 +579,8 @@ extern "C" int gpu_gate_close(double timeout_us)
         GPU_CHECK(cudaHostGetDevicePointer((void **)&gate.dev, p, 0));
     }
     gpu_gate_open();
-    /* Bare, as gpu_hold: the timing's tool, not an op's kernel. */
+    /* Launched bare, not through gpu_launch: the timing's tool, not an
+     * op's kernel, it stays out of the modes' `kernels` tables. */
     gate_kernel<<<1, 1, 0, gpu.stream>>>(gate.dev, gate.seq + 1, (unsigned long long)(timeout_us * 1e3));
     GPU_CHECK(cudaGetLastError());
     gate.seq++;
