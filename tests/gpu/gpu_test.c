@@ -1073,22 +1073,36 @@ static void tc_mode_cases(size_t t, int nshapes)
     }
 }
 
-/* ||R - ref|| / ||ref|| of the product named r, against float64. */
-static double product_error(const char *r, const float *a, const float *b, int m, int k, int n)
+/* ||R - ref|| / ||ref|| of the two products named r[0] and r[1] (each
+ * m x n) into err, against a @ b in float64, made once for both, a row at
+ * a time (b read along its rows). A result missing: INFINITY. */
+static void product_errors(const char *const r[2], double err[2], const float *a, const float *b, int m, int k, int n)
 {
-    cuk_matrix *c = ws_get(&oc_s->ws, r);
-    if (!c || !mat_host(c))
-        return INFINITY;
-    double num = 0, den = 0;
-    for (size_t i = 0; i < (size_t)m; i++)
-        for (size_t j = 0; j < (size_t)n; j++) {
-            double ref = 0;
-            for (size_t p = 0; p < (size_t)k; p++)
-                ref += (double)a[i * k + p] * b[p * n + j];
-            num += (c->host[i * n + j] - ref) * (c->host[i * n + j] - ref);
-            den += ref * ref;
+    const float *got[2];
+    double num[2] = {0, 0}, den = 0, *ref = malloc((size_t)n * sizeof *ref);
+    for (int w = 0; w < 2; w++) {
+        cuk_matrix *c = ws_get(&oc_s->ws, r[w]);
+        got[w] = c && mat_host(c) ? c->host : NULL;
+    }
+    for (size_t i = 0; ref && i < (size_t)m; i++) {
+        for (int j = 0; j < n; j++)
+            ref[j] = 0;
+        for (size_t p = 0; p < (size_t)k; p++) {
+            double x = a[i * k + p];
+            const float *bp = b + p * n;
+            for (int j = 0; j < n; j++)
+                ref[j] += x * bp[j];
         }
-    return sqrt(num / den);
+        for (int j = 0; j < n; j++) {
+            den += ref[j] * ref[j];
+            for (int w = 0; w < 2; w++)
+                if (got[w])
+                    num[w] += (got[w][i * n + j] - ref[j]) * (got[w][i * n + j] - ref[j]);
+        }
+    }
+    for (int w = 0; w < 2; w++)
+        err[w] = got[w] && ref ? sqrt(num[w] / den) : INFINITY;
+    free(ref);
 }
 
 /* Runs src, then finds its matrices x and y with their host copies: 0, or
@@ -1110,9 +1124,10 @@ static void tf32x3_error_vs_fp32(void)
                  "mode tiled;",
                  "A", "B", &a, &b) != 0)
         return;
-    double e1 = product_error("C1", a->host, b->host, 64, 4099, 96);
-    double e3 = product_error("C3", a->host, b->host, 64, 4099, 96);
-    CHECKF(e3 <= 2 * e1, "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e3, e1);
+    static const char *const names[2] = {"C1", "C3"};
+    double e[2];
+    product_errors(names, e, a->host, b->host, 64, 4099, 96);
+    CHECKF(e[1] <= 2 * e[0], "tf32x3 error %.3g, more than twice cuBLAS FP32's %.3g", e[1], e[0]);
 }
 
 /* m x k x n twice in mode fast (after `set`, undone by `unset` after; ""
@@ -1135,7 +1150,10 @@ static void fast_twice(int m, int k, int n, const char *set, const char *unset)
     }
     CHECKF(!memcmp(c1->host, c2->host, (size_t)m * n * sizeof(float)), "%dx%dx%d: two results for one product", m, k,
            n);
-    double ef = product_error("C1", a->host, b->host, m, k, n), er = product_error("R", a->host, b->host, m, k, n);
+    static const char *const names[2] = {"C1", "R"};
+    double e[2];
+    product_errors(names, e, a->host, b->host, m, k, n);
+    double ef = e[0], er = e[1];
     CHECKF(ef <= 2 * fmax(er, 0x1p-24), "%dx%dx%d: fast's error %.3g, more than twice cuBLAS FP32's %.3g", m, k, n, ef,
            er);
 }
