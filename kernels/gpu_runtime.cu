@@ -549,11 +549,11 @@ extern "C" int gpu_launch_empty(void)
  * idle device, at once, so that the pair took in the host's work on the
  * op's launch calls (10-20 us a cuBLAS call, ~3 for cuk's kernels; PERF.md,
  * ## fast, session 32). The engine's timing and the benches' pairs
- * (bench/perf.h) both queue it. The gate is one thread queued before the mark that
- * spins until the host opens it, a count in mapped host memory reaching
- * the gate's own, or until `ns` have passed (a wait of the host's the gate
- * was not opened for, which must not hang). The op's launches are made
- * while it spins, and the pair times the device's work alone. */
+ * (bench/perf.h) both queue it. The gate is one thread queued before the
+ * mark that spins until the host opens it, a count in mapped host memory
+ * reaching the gate's own, or until `ns` have passed (a wait of the host's
+ * the gate was not opened for, which must not hang). The op's launches are
+ * made while it spins, and the pair times the device's work alone. */
 static __global__ void gate_kernel(const volatile unsigned *opened, unsigned seq, unsigned long long ns)
 {
     unsigned long long t0, t;
