@@ -52,13 +52,12 @@ int gpu_d2d(void *dst, const void *src, size_t bytes);
  * floor that bench/perf_mem.c holds small reductions to. */
 int gpu_launch_empty(void);
 /* The gate a timed op's first mark is queued behind (engine/timing.c,
- * bench/perf.h):
- * close queues a kernel that holds the stream until gpu_gate_open, or
- * until timeout_us have passed, so that the work queued behind it is
- * launched while the device waits and a mark recorded after the gate
- * times that work without the host's time to launch it. Every wait of
- * the host's on the stream (gpu_sync, gpu_idle, gpu_d2h...) opens it
- * first. close: 0, or -1 with the error set. */
+ * bench/perf.h): close queues a kernel that holds the stream until
+ * gpu_gate_open, or until timeout_us have passed, so that the work queued
+ * behind it is launched while the device waits and a mark recorded after
+ * the gate times that work without the host's time to launch it. Every
+ * wait of the host's on the stream (gpu_sync, gpu_idle, gpu_d2h,
+ * GPU_WAIT) opens it first. close: 0, or -1 with the error set. */
 int gpu_gate_close(double timeout_us);
 void gpu_gate_open(void);
 /* Wait for all queued work; reports the first asynchronous error. */

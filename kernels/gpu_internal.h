@@ -101,6 +101,14 @@ template <typename F> static inline int gpu_for_bands(int rows, int rows_per_blo
             return gpu_fail(gpu_err_, #call, __FILE__, __LINE__);      \
     } while (0)
 
+/* The host waits for stream s: the timing gate opened first (gpu_gate_close),
+ * or a wait inside a timed op would sit out the gate's timeout. */
+#define GPU_WAIT(s)                                                    \
+    do {                                                               \
+        gpu_gate_open();                                               \
+        GPU_CHECK(cudaStreamSynchronize(s));                           \
+    } while (0)
+
 #define CUBLAS_CHECK(call)                                             \
     do {                                                               \
         cublasStatus_t gpu_st_ = (call);                               \

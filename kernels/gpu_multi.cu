@@ -235,8 +235,7 @@ static int chunk_buffers(int g, size_t floats)
     if (d->chunk_cap >= floats)
         return 0;
     GPU_CHECK(cudaStreamSynchronize(d->comm));
-    gpu_gate_open();
-    GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
+    GPU_WAIT(gpu_stream_handle());
     for (int i = 0; i < 2; i++) {
         GPU_CHECK(cudaFree(d->chunk[i]));
         d->chunk[i] = NULL;

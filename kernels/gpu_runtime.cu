@@ -422,8 +422,7 @@ static int scratch_grow(void **p, size_t bytes, int soft)
         size_t cap = bytes > 65536 ? bytes : 65536;
         if (d->scratch_buf) {
             /* Queued kernels may still use the old buffer. */
-            gpu_gate_open();
-            GPU_CHECK(cudaStreamSynchronize(d->stream));
+            GPU_WAIT(d->stream);
             GPU_CHECK(cudaFree(d->scratch_buf));
             d->scratch_buf = NULL;
             d->scratch_cap = 0;
@@ -453,8 +452,7 @@ extern "C" int gpu_scratch_release(void)
         gpu_side *d = &gpu.side[g];
         if (!d->scratch_buf)
             continue;
-        gpu_gate_open();
-        GPU_CHECK(cudaStreamSynchronize(d->stream)); /* queued kernels may still use it */
+        GPU_WAIT(d->stream); /* queued kernels may still use it */
         GPU_CHECK(cudaSetDevice(g));
         cudaError_t err = cudaFree(d->scratch_buf);
         GPU_CHECK(cudaSetDevice(gpu.cur));
@@ -523,8 +521,7 @@ extern "C" int gpu_h2d(void *dst, const void *src, size_t bytes)
 extern "C" int gpu_d2h(void *dst, const void *src, size_t bytes)
 {
     GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, gpu.stream));
-    gpu_gate_open();
-    GPU_CHECK(cudaStreamSynchronize(gpu.stream));
+    GPU_WAIT(gpu.stream);
     return 0;
 }
 
@@ -599,8 +596,7 @@ extern "C" int gpu_sync(void)
 {
     if (gpu.init_state <= 0)
         return 0;
-    gpu_gate_open();
-    GPU_CHECK(cudaStreamSynchronize(gpu.stream));
+    GPU_WAIT(gpu.stream);
     return 0;
 }
 

@@ -255,8 +255,7 @@ static int stream_flags(size_t n)
     if (stream.ready && stream.cap >= n && stream.device == gpu_selected())
         return 0;
     if (stream.ready) { /* grown, or another GPU's: the old flags once no split reads them */
-        gpu_gate_open();
-        GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
+        GPU_WAIT(gpu_stream_handle());
         unsigned *old = stream.ready;
         stream.ready = NULL;
         GPU_CHECK(cudaFree(old));

@@ -568,8 +568,7 @@ int tf32x3_sm90_ready(void)
             GPU_LAUNCH(tf32x3_sm90_probe, dim3(1), dim3(1), 0, where);
             GPU_CHECK(cudaMemcpyFromSymbolAsync(&flag, probe_flag, sizeof flag, 0, cudaMemcpyDeviceToHost,
                                                 gpu_stream_handle()));
-            gpu_gate_open();
-            GPU_CHECK(cudaStreamSynchronize(gpu_stream_handle()));
+            GPU_WAIT(gpu_stream_handle());
         }
         if (flag && find_encoder() != 0)
             return -1;
