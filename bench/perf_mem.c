@@ -5,8 +5,10 @@
  * cost at 2^20 floats against a bare launch and synchronise (host clock);
  * transpose and the elementwise ops against the device-to-device copy
  * (bytes read + written), also with their operands and result from an
- * unaligned start, and with the operands so and the result aligned. Every
- * kernel is reached through the mode table. */
+ * unaligned start, and with the operands so and the result aligned; beside
+ * those two, the copy itself from such a start (no target: what the
+ * library's own copy loses there). Every kernel is reached through the
+ * mode table. */
 #include <math.h>
 #include <time.h>
 
@@ -40,12 +42,12 @@ static int run_work(void *ctx, int rep)
     const work *w = ctx;
     size_t at = w->off + (size_t)(rep % w->sets) * w->n;
     const float *in = x + at;
-    float *res = z + at - (w->out_at_0 ? w->off : 0); /* an elementwise op's result */
+    float *res = z + at - (w->out_at_0 ? w->off : 0); /* an elementwise op's or a copy's result */
     switch (w->kind) {
     case W_REDUCE: mode_enter(mode_find("fast")); return fast->reduce((cuk_redop)w->op, out, in, w->n);
     case W_DOT: mode_enter(mode_find("fast")); return fast->dot(out, in, y + at, w->n);
     case W_SDOT: mode_enter(mode_find("cublas")); return cublas->dot(out, in, y + at, w->n);
-    case W_COPY: return gpu_d2d(z + at, in, w->n * sizeof(float));
+    case W_COPY: return gpu_d2d(res, in, w->n * sizeof(float));
     case W_TRANSPOSE: mode_enter(mode_find("fast")); return fast->transpose(z + at, in, w->rows, w->cols);
     case W_EWISE: {
         cuk_arg a = {in, 0, 0}, b = w->b.bcast ? w->b : (cuk_arg){y + at, 0, 0};
@@ -161,7 +163,12 @@ static void elementwise(size_t n, size_t off, int out_at_0, const char *tag)
     work add = {W_EWISE, CUK_EW_ADD, n, off, 0, 0, 1, {0}, out_at_0};
     work twice = {W_EWISE, CUK_EW_MUL, n, off, 0, 0, 1, {NULL, 2.0f, 1}, out_at_0};
     work ex = {W_UNARY, CUK_UN_EXP, n, off, 0, 0, 1, {0}, out_at_0};
+    work shifted = {W_COPY, 0, n, off, 0, 0, 1, {0}, out_at_0};
     char name[64];
+    if (off != 0) {
+        snprintf(name, sizeof name, "copy %s/copy", tag);
+        pair(name, &shifted, 8.0 * n, &c, 8.0 * n, "device copy", 0);
+    }
     snprintf(name, sizeof name, "x + y %s/copy", tag);
     pair(name, &add, 12.0 * n, &c, 8.0 * n, "device copy", 0.9);
     snprintf(name, sizeof name, "x * 2 %s/copy", tag);

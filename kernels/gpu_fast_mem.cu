@@ -338,14 +338,37 @@ static __device__ __forceinline__ float operand1(const cuk_arg &a, float s, size
     return a.bcast ? s : a.p[i];
 }
 
+/* Round j of a thread: float4 j, j + stride, ... of the body, U of them,
+ * each loaded (load(j): the operands of float4 j) into l. */
+template <int U, typename Load, typename Loaded>
+static __device__ __forceinline__ void load_round(Loaded *l, Load load, size_t j, size_t stride)
+{
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        l[u] = load(j + u * stride);
+}
+
+/* ... and computed (apply) into out's float4s. */
+template <int U, typename Loaded, typename Apply>
+static __device__ __forceinline__ void store_round(float4 *o, const Loaded *l, Apply apply, size_t j, size_t stride)
+{
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        o[j + u * stride] = apply(l[u]);
+}
+
 /* out = one value per element, over a split of out: the head and the tail
- * one element a thread (one(i) gives element i), the body as float4, two
- * a thread, both loaded (load(j): the operands of float4 j of the body)
- * before either is computed (apply): the op's switch branches, and loads
- * are not moved across branches, so a load written after the first
- * float4's arithmetic would wait for it. With the float path (head = n),
- * one element a thread throughout. */
-template <typename One, typename Load, typename Apply>
+ * one element a thread (one(i) gives element i), the body as float4 in
+ * rounds of U a thread, all U loaded before any is computed (apply): the
+ * op's switch branches, and loads are not moved across branches, so a
+ * load written after the first float4's arithmetic would wait for it.
+ * With PIPE the next round is loaded before this one computes, so the
+ * loads stay in flight through exp's or log's arithmetic too. Operands
+ * out of out's phase take two loads a float4 (shifted4), the second
+ * mostly of lines already on their way, and want U = 4 to keep as many
+ * bytes in flight as U = 2 of aligned ones (PERF.md, Elementwise). With
+ * the float path (head = n), one element a thread throughout. */
+template <int U, bool PIPE, typename One, typename Load, typename Apply>
 static __device__ __forceinline__ void map_split(float *out, vec_split sp, One one, Load load, Apply apply)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -356,13 +379,25 @@ static __device__ __forceinline__ void map_split(float *out, vec_split sp, One o
     for (size_t i = g; i < sp.tail; i += stride)
         out[body_end + i] = one(body_end + i);
     float4 *o = (float4 *)(out + sp.head);
-    size_t j = g;
-    for (; j + stride < sp.n4; j += 2 * stride) {
-        auto l0 = load(j), l1 = load(j + stride);
-        o[j] = apply(l0);
-        o[j + stride] = apply(l1);
+    size_t j = g, round = U * stride;
+    decltype(load(j)) cur[U], next[U];
+    if (PIPE && j + (U - 1) * stride < sp.n4) {
+        load_round<U>(cur, load, j, stride);
+        for (bool more = true; more; j += round) {
+            more = j + round + (U - 1) * stride < sp.n4;
+            if (more)
+                load_round<U>(next, load, j + round, stride);
+            store_round<U>(o, cur, apply, j, stride);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                cur[u] = next[u];
+        }
     }
-    if (j < sp.n4)
+    for (; !PIPE && j + (U - 1) * stride < sp.n4; j += round) {
+        load_round<U>(cur, load, j, stride);
+        store_round<U>(o, cur, apply, j, stride);
+    }
+    for (; j < sp.n4; j += stride)
         o[j] = apply(load(j));
 }
 
@@ -382,21 +417,23 @@ static __global__ void __launch_bounds__(GPU_THREADS)
     float sb = b.bcast ? (b.p ? b.p[0] : b.v) : 0.0f;
     const float4 *pa = a.bcast ? NULL : shifted_base<D>(a.p, sp.head);
     const float4 *pb = b.bcast ? NULL : shifted_base<D>(b.p, sp.head);
-    map_split(
+    map_split<D ? 4 : 2, false>(
         out, sp, [&](size_t i) { return cuk_ewise_one(op, operand1(a, sa, i), operand1(b, sb, i)); },
         [&](size_t j) { return operands4{operand4<D>(a, sa, pa, j), operand4<D>(b, sb, pb, j)}; },
         [&](operands4 v) { return ewise4(op, v.x, v.y); });
 }
 
-/* out[i] = f(in[i]), in D floats past out's phase. */
-template <int D>
-static __global__ void __launch_bounds__(GPU_THREADS)
-    unary_fast(cuk_unop op, float *out, const float *in, vec_split sp)
+/* out[i] = OP(in[i]), in D floats past out's phase. A kernel for each op
+ * (unary_by), its switch resolved in the compiling: exp(x) from +1 into
+ * an aligned result ran at 0.896 of the copy with the op an argument and
+ * at 0.91 so, on the H200 (PERF.md, Elementwise). */
+template <cuk_unop OP, int D>
+static __global__ void __launch_bounds__(GPU_THREADS) unary_fast(float *out, const float *in, vec_split sp)
 {
     const float4 *p = shifted_base<D>(in, sp.head);
-    map_split(
-        out, sp, [&](size_t i) { return cuk_unary_one(op, in[i]); }, [&](size_t j) { return shifted4<D>(p, j); },
-        [&](float4 v) { return unary4(op, v); });
+    map_split<D ? 4 : 2, true>(
+        out, sp, [&](size_t i) { return cuk_unary_one(OP, in[i]); }, [&](size_t j) { return shifted4<D>(p, j); },
+        [&](float4 v) { return unary4(OP, v); });
 }
 
 /* Floats x's element `head` lies past a 16-byte boundary. */
@@ -416,20 +453,27 @@ static vec_split shifted_split(const float *out, size_t n, int d)
     return sp;
 }
 
-/* The kernel for operands D floats past out's phase, D = 0..3, and its name
- * in `kernels`. */
+/* The kernels for operands D floats past out's phase, D = 0..3, and their
+ * names in `kernels`; the unary ones by op too. */
+typedef void unary_kernel(float *, const float *, vec_split);
+
 typedef struct {
     void (*ewise)(cuk_ewop, float *, cuk_arg, cuk_arg, vec_split);
-    void (*unary)(cuk_unop, float *, const float *, vec_split);
     const char *ewise_name, *unary_name;
 } shifted_kernels;
 
 static const shifted_kernels by_phase[4] = {
-    {ewise_fast<0>, unary_fast<0>, "ewise_fast", "unary_fast"},
-    {ewise_fast<1>, unary_fast<1>, "ewise_fast_shifted", "unary_fast_shifted"},
-    {ewise_fast<2>, unary_fast<2>, "ewise_fast_shifted", "unary_fast_shifted"},
-    {ewise_fast<3>, unary_fast<3>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {ewise_fast<0>, "ewise_fast", "unary_fast"},
+    {ewise_fast<1>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {ewise_fast<2>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {ewise_fast<3>, "ewise_fast_shifted", "unary_fast_shifted"},
 };
+
+#define UNARY_BY_PHASE(id, name, usage, expr)                                                          \
+    {unary_fast<CUK_UN_##id, 0>, unary_fast<CUK_UN_##id, 1>, unary_fast<CUK_UN_##id, 2>,               \
+     unary_fast<CUK_UN_##id, 3>},
+static unary_kernel *const unary_by[CUK_UN_COUNT][4] = {CUK_UNARY_OPS(UNARY_BY_PHASE)};
+#undef UNARY_BY_PHASE
 
 /* The grid for a split: a float4 (or a float of the float path) a thread. */
 static int elementwise_grid(const void *kernel, int *fits, vec_split sp, unsigned *grid)
@@ -439,7 +483,7 @@ static int elementwise_grid(const void *kernel, int *fits, vec_split sp, unsigne
 }
 
 static struct {
-    int ewise[4], unary[4]; /* by phase (by_phase) */
+    int ewise[4], unary[CUK_UN_COUNT][4]; /* by op and phase (by_phase, unary_by) */
 } elementwise_fits;
 
 /* The float4 path when the operands read from memory (not a broadcast
@@ -469,14 +513,16 @@ extern "C" int fast_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t 
 extern "C" int fast_unary(cuk_unop op, float *out, const float *in, size_t n)
 {
     unsigned grid;
+    if ((unsigned)op >= CUK_UN_COUNT)
+        return cuk_err("internal error: unary op %d", (int)op);
     if (n == 0)
         return 0;
     int d = phase_at(in, head_of(out, n));
     vec_split sp = shifted_split(out, n, d);
     d = sp.head == n ? 0 : d; /* the float path reads no float4 */
-    const shifted_kernels *k = &by_phase[d];
-    if (elementwise_grid((const void *)k->unary, &elementwise_fits.unary[d], sp, &grid) != 0 ||
-        gpu_launch(k->unary, k->unary_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, op, out, in, sp) != 0)
+    unary_kernel *kernel = unary_by[op][d];
+    if (elementwise_grid((const void *)kernel, &elementwise_fits.unary[op][d], sp, &grid) != 0 ||
+        gpu_launch(kernel, by_phase[d].unary_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, out, in, sp) != 0)
         return -1;
     return 0;
 }
