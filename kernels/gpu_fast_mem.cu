@@ -289,7 +289,10 @@ extern "C" int fast_dot(float *out, const float *x, const float *y, size_t n)
  * two 16-byte loads, the second the next thread's first, mostly from L1.
  * One float a thread, as before, ran x + y, x * 2 and exp(x) so at 0.65,
  * 0.58 and 0.62 of the copy on the H200; this way 0.92, 0.90 and 0.89
- * (__ldg for both loads: the same). The body stops a float4 short of the
+ * (__ldg for both loads: the same), and 0.92, 0.92 and 0.91 with four
+ * float4 a round and a unary kernel for each op (map_split). Staging the
+ * operand through shared memory by cp.async, every load one aligned
+ * 512-byte block, ran slower (x * 2 0.86-0.88). The body stops a float4 short of the
  * operand's end (shifted_split), so p[i + 1] holds nothing past it; p[0]
  * starts at most 3 floats before the body's first element, in the same 16
  * bytes of the operand's buffer. */
