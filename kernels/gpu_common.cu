@@ -130,7 +130,8 @@ extern "C" int gpu_copy2d(float *dst, size_t dld, const float *src, size_t sld, 
         GPU_CHECK(cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDeviceToDevice, s));
         return 0;
     }
-    size_t dpitch = dld * sizeof(float), spitch = sld * sizeof(float), limit;
+    size_t dpitch = dld * sizeof(float), spitch = sld * sizeof(float);
+    size_t limit = 0; /* max_pitch sets it whenever it returns 0; gcc cannot see that */
     if (max_pitch(&limit) != 0)
         return -1;
     if (dpitch <= limit && spitch <= limit) {
