@@ -383,7 +383,7 @@ static __device__ __forceinline__ void map_split(float *out, vec_split sp, One o
         out[body_end + i] = one(body_end + i);
     float4 *o = (float4 *)(out + sp.head);
     size_t j = g, round = U * stride;
-    decltype(load(j)) cur[U], next[U] = {}; /* next: copied after the last round too */
+    decltype(load(j)) cur[U], next[U];
     if (PIPE && j + (U - 1) * stride < sp.n4) {
         load_round<U>(cur, load, j, stride);
         for (bool more = true; more; j += round) {
