@@ -368,8 +368,9 @@ static __device__ __forceinline__ void store_round(float4 *o, const Loaded *l, A
  * With PIPE the next round is loaded before this one computes, so the
  * loads stay in flight through exp's or log's arithmetic too. Operands
  * out of out's phase take two loads a float4 (shifted4), the second
- * mostly of lines already on their way, and want U = 4 to keep as many
- * bytes in flight as U = 2 of aligned ones (PERF.md, Elementwise). With
+ * mostly of lines already on their way, and want more float4 a round
+ * than aligned ones (U = 4 for the unary kernels, EW_SHIFT_U for ewise)
+ * to keep as many bytes in flight (PERF.md, Elementwise). With
  * the float path (head = n), one element a thread throughout. */
 template <int U, bool PIPE, typename One, typename Load, typename Apply>
 static __device__ __forceinline__ void map_split(float *out, vec_split sp, One one, Load load, Apply apply)
@@ -411,6 +412,16 @@ typedef struct {
     float4 x, y;
 } operands4;
 
+/* Float4 a thread a round of an ewise kernel whose operands are out of
+ * out's phase (two loads each a float4): x + y from +1 into +0 on the
+ * H200, turn about in one session, 4 ran at 0.896-0.905 of the copy, 6 at
+ * 0.909, 8 at 0.914-0.916 (110 registers, no spill; the kernel for D = 3
+ * no longer spills its 12 bytes), 12 at 0.816 and 16 at 0.429 (PERF.md,
+ * Elementwise). The aligned kernels keep 2. */
+#ifndef EW_SHIFT_U
+#define EW_SHIFT_U 8
+#endif
+
 /* out[i] = a[i] op b[i], either side possibly one broadcast value, read
  * once per thread. Every pointer read is D floats past out's phase
  * (shifted4) unless sp is the float path. */
@@ -422,7 +433,7 @@ static __global__ void __launch_bounds__(GPU_THREADS)
     float sb = b.bcast ? (b.p ? b.p[0] : b.v) : 0.0f;
     const float4 *pa = a.bcast ? NULL : shifted_base<D>(a.p, sp.head);
     const float4 *pb = b.bcast ? NULL : shifted_base<D>(b.p, sp.head);
-    map_split<D ? 4 : 2, false>(
+    map_split<D ? EW_SHIFT_U : 2, false>(
         out, sp, [&](size_t i) { return cuk_ewise_one(op, operand1(a, sa, i), operand1(b, sb, i)); },
         [&](size_t j) { return operands4{operand4<D>(a, sa, pa, j), operand4<D>(b, sb, pb, j)}; },
         [&](operands4 v) { return ewise4(op, v.x, v.y); });
