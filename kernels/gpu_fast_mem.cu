@@ -412,20 +412,23 @@ typedef struct {
     float4 x, y;
 } operands4;
 
-/* Float4 a thread a round of an ewise kernel whose operands are out of
- * out's phase (two loads each a float4): x + y from +1 into +0 on the
- * H200, turn about in one session, 4 ran at 0.896-0.905 of the copy, 6 at
- * 0.909, 8 at 0.914-0.916 (110 registers, no spill; the kernel for D = 3
- * no longer spills its 12 bytes), 12 at 0.816 and 16 at 0.429 (PERF.md,
- * Elementwise). The aligned kernels keep 2. */
+/* Float4 a thread a round of an ewise kernel whose two operands are
+ * both out of out's phase (two loads each a float4): x + y from +1 into
+ * +0 on the H200, turn about in one session, 4 ran at 0.896-0.905 of the
+ * copy, 6 at 0.909, 8 at 0.914-0.916 (110 registers, no spill; the kernel
+ * for D = 3 no longer spills its 12 bytes), 12 at 0.816 and 16 at 0.429
+ * (PERF.md, Elementwise). One operand and a broadcast value (x * 2) keep
+ * 4, as the unary kernels do (x * 2 there: 0.917-0.920 so, 0.914-0.916 at
+ * 8, on another H200); the aligned kernels 2. */
 #ifndef EW_SHIFT_U
 #define EW_SHIFT_U 8
 #endif
 
 /* out[i] = a[i] op b[i], either side possibly one broadcast value, read
  * once per thread. Every pointer read is D floats past out's phase
- * (shifted4) unless sp is the float path. */
-template <int D>
+ * (shifted4) unless sp is the float path. TWO: neither side is a
+ * broadcast value. */
+template <int D, bool TWO>
 static __global__ void __launch_bounds__(GPU_THREADS)
     ewise_fast(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, vec_split sp)
 {
@@ -433,7 +436,7 @@ static __global__ void __launch_bounds__(GPU_THREADS)
     float sb = b.bcast ? (b.p ? b.p[0] : b.v) : 0.0f;
     const float4 *pa = a.bcast ? NULL : shifted_base<D>(a.p, sp.head);
     const float4 *pb = b.bcast ? NULL : shifted_base<D>(b.p, sp.head);
-    map_split<D ? EW_SHIFT_U : 2, false>(
+    map_split<D ? (TWO ? EW_SHIFT_U : 4) : 2, false>(
         out, sp, [&](size_t i) { return cuk_ewise_one(op, operand1(a, sa, i), operand1(b, sb, i)); },
         [&](size_t j) { return operands4{operand4<D>(a, sa, pa, j), operand4<D>(b, sb, pb, j)}; },
         [&](operands4 v) { return ewise4(op, v.x, v.y); });
@@ -470,19 +473,20 @@ static vec_split shifted_split(const float *out, size_t n, int d)
 }
 
 /* The kernels for operands D floats past out's phase, D = 0..3, and their
- * names in `kernels`; the unary ones by op too. */
+ * names in `kernels`; the ewise ones by whether both sides are read
+ * (ewise_fast's TWO), the unary ones by op too. */
 typedef void unary_kernel(float *, const float *, vec_split);
 
 typedef struct {
-    void (*ewise)(cuk_ewop, float *, cuk_arg, cuk_arg, vec_split);
+    void (*ewise[2])(cuk_ewop, float *, cuk_arg, cuk_arg, vec_split);
     const char *ewise_name, *unary_name;
 } shifted_kernels;
 
 static const shifted_kernels by_phase[4] = {
-    {ewise_fast<0>, "ewise_fast", "unary_fast"},
-    {ewise_fast<1>, "ewise_fast_shifted", "unary_fast_shifted"},
-    {ewise_fast<2>, "ewise_fast_shifted", "unary_fast_shifted"},
-    {ewise_fast<3>, "ewise_fast_shifted", "unary_fast_shifted"},
+    {{ewise_fast<0, false>, ewise_fast<0, false>}, "ewise_fast", "unary_fast"},
+    {{ewise_fast<1, false>, ewise_fast<1, true>}, "ewise_fast_shifted", "unary_fast_shifted"},
+    {{ewise_fast<2, false>, ewise_fast<2, true>}, "ewise_fast_shifted", "unary_fast_shifted"},
+    {{ewise_fast<3, false>, ewise_fast<3, true>}, "ewise_fast_shifted", "unary_fast_shifted"},
 };
 
 #define UNARY_BY_PHASE(id, name, usage, expr)                                                          \
@@ -499,7 +503,7 @@ static int elementwise_grid(const void *kernel, int *fits, vec_split sp, unsigne
 }
 
 static struct {
-    int ewise[4], unary[CUK_UN_COUNT][4]; /* by op and phase (by_phase, unary_by) */
+    int ewise[4][2], unary[CUK_UN_COUNT][4]; /* by phase and op or TWO (by_phase, unary_by) */
 } elementwise_fits;
 
 /* The float4 path when the operands read from memory (not a broadcast
@@ -519,9 +523,10 @@ extern "C" int fast_ewise(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t 
     else
         sp = shifted_split(out, n, d);
     d = sp.head == n ? 0 : d; /* the float path reads no float4 */
-    const shifted_kernels *k = &by_phase[d];
-    if (elementwise_grid((const void *)k->ewise, &elementwise_fits.ewise[d], sp, &grid) != 0 ||
-        gpu_launch(k->ewise, k->ewise_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, op, out, a, b, sp) != 0)
+    int two = !a.bcast && !b.bcast;
+    void (*kernel)(cuk_ewop, float *, cuk_arg, cuk_arg, vec_split) = by_phase[d].ewise[two];
+    if (elementwise_grid((const void *)kernel, &elementwise_fits.ewise[d][two], sp, &grid) != 0 ||
+        gpu_launch(kernel, by_phase[d].ewise_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, op, out, a, b, sp) != 0)
         return -1;
     return 0;
 }
