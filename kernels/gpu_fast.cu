@@ -266,6 +266,48 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
     *bj = in / rows;
 }
 
+/* --- the order of a thread's multiply-adds -----------------------------------------
+ * A k-row of a thread's tile is an outer product, acc[i][j] += a[i] b[j],
+ * whose R x C multiply-adds may run in any order: each output's own sum
+ * over k keeps its order, so the results are the same bits in every
+ * order. ptxas keeps the source's order of the columns within a row (it
+ * moves rows and halves of rows about), and that order decides which
+ * operands the operand reuse cache can hand to the next instruction, and
+ * what the scheduler makes of the loop. On one H200 (PERF.md, ## fast,
+ * v19: every order tried and what it measured) 4096^3 ran 2.945 ms in
+ * the 16 x 8 kernel's order here against 3.045 row after row and 3.28 in
+ * the worst order tried; the cover kernel's 1037x1055x1031 0.0630 against
+ * 0.0651; 3001^3 on the 8 x 8 kernels 1.236 against 1.281. Counting
+ * register bank conflicts in the SASS did not predict which order wins;
+ * only timing did. Each of the three is a snake: every other row runs
+ * backwards, so that a row starts on the b the row before ended on.
+ * Building with an order 0 (-DFAST_FMA_16X8=0 ...) gives the kernels as
+ * they were before v19, byte for byte. */
+#define FAST_FMA_ROWS 0         /* row after row, each from column 0 */
+#define FAST_FMA_SNAKE 1        /* odd rows backwards */
+#define FAST_FMA_SNAKE_HALVES 2 /* a snake over columns 5, 4, 7, 6, 1, 0, 3, 2 (C = 8): pairs swapped, halves too */
+#define FAST_FMA_SNAKE_SPREAD 3 /* a snake over rows 0, R/2, 1, R/2 + 1, ... */
+#ifndef FAST_FMA_16X8
+#define FAST_FMA_16X8 FAST_FMA_SNAKE_HALVES
+#endif
+#ifndef FAST_FMA_8X8
+#define FAST_FMA_8X8 FAST_FMA_SNAKE
+#endif
+#ifndef FAST_FMA_COVER
+#define FAST_FMA_COVER FAST_FMA_SNAKE_SPREAD
+#endif
+
+/* Row i and column j of the e-th multiply-add of an R x C outer product
+ * in order O. */
+template <int O, int R, int C> static __device__ __forceinline__ void fma_place(int e, int &i, int &j)
+{
+    static_assert((O != FAST_FMA_SNAKE_HALVES || C % 2 == 0) && (O != FAST_FMA_SNAKE_SPREAD || R % 2 == 0),
+                  "each order visits every (i, j) once only for these shapes");
+    int v = e / C, x = v % 2 ? C - 1 - e % C : e % C; /* the v-th row, a snake */
+    i = O == FAST_FMA_SNAKE_SPREAD ? v % 2 * (R / 2) + v / 2 : v;
+    j = O == FAST_FMA_ROWS ? e % C : O == FAST_FMA_SNAKE_HALVES ? ((x ^ 1) + C / 2) % C : x;
+}
+
 /* A thread's 4MI x 8 outputs: rows r, r + 16, ... (MI groups of 4), columns
  * c and c + 32 onwards 4 each, of its warp's 16MI x 64 tile. Split in fours
  * so that the 8 threads of a warp row read 128 contiguous bytes of b's tile
@@ -291,10 +333,11 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
         *(float4 *)&bv[0] = *(const float4 *)&st->bs[q][c];
         *(float4 *)&bv[4] = *(const float4 *)&st->bs[q][c + 32];
 #pragma unroll
-        for (int i = 0; i < 4 * MI; i++)
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-                acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        for (int e = 0; e < 32 * MI; e++) {
+            int i, j;
+            fma_place<MI == 4 ? FAST_FMA_16X8 : FAST_FMA_8X8, 4 * MI, 8>(e, i, j);
+            acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
     }
 }
 
@@ -1151,10 +1194,11 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_s
             for (int g = 0; g < COVER_CP(TN) / 4; g++)
                 *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
 #pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+            for (int e = 0; e < 8 * TN; e++) {
+                int i, j;
+                fma_place<FAST_FMA_COVER, 8, TN>(e, i, j);
+                acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+            }
         }
         if (h == 0)
             half();
