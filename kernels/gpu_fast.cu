@@ -278,9 +278,10 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * the 16 x 8 kernel's order here against 3.045 row after row and 3.28 in
  * the worst order tried; the cover kernel's 1037x1055x1031 0.0630 against
  * 0.0651; 3001^3 on the 8 x 8 kernels 1.236 against 1.281. Counting
- * register bank conflicts in the SASS did not predict which order wins;
- * only timing did. Each of the three is a snake: every other row runs
- * backwards, so that a row starts on the b the row before ended on.
+ * register bank conflicts in the SASS picked out the worst order tried,
+ * not the best: only timing did that. Each of the three is a snake:
+ * every other row runs backwards, so that a row starts on the b the row
+ * before ended on.
  * Building with an order 0 (-DFAST_FMA_16X8=0 ...) gives the kernels as
  * they were before v19, byte for byte. */
 #define FAST_FMA_ROWS 0         /* row after row, each from column 0 */
