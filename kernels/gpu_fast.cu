@@ -194,15 +194,19 @@ static __device__ __forceinline__ int opaque(int x)
  * (4 whole sectors), and its 32 stores fall in 32 banks: as[q][i] is bank
  * 4 q + i (BM % 32 == 0, 4 floats of padding). Nothing passes through
  * registers, and a's floats past k or m are zero-filled whatever the
- * alignment, so VEC and unaligned a copy alike. */
-template <int BM, int BN, int T>
-static __device__ __forceinline__ void copy_a(fast_stage<BM, BN> *st, const fast_args &p, int i0, int k0, int kend)
+ * alignment, so VEC and unaligned a copy alike. tx is the thread's place
+ * among the T that copy: threadIdx.x, or the cover kernel's cover_tid(),
+ * an int; the type is the caller's, so that each kernel keeps the
+ * arithmetic it was timed with (unsigned % and / are shifts). */
+template <int BM, int BN, int T, class Tx>
+static __device__ __forceinline__ void copy_a(fast_stage<BM, BN> *st, const fast_args &p, int i0, int k0, int kend,
+                                              Tx tx)
 {
     constexpr int W = T / 32, N = BM * FAST_BK / T;
     static_assert(FAST_APAD == 4 && BM % 32 == 0 && N % 2 == 0 && BM % (4 * W) == 0,
                   "copy_a's lanes map to 32 banks and whole rows");
-    int lane = threadIdx.x % 32;
-    int i = lane % 4 + 4 * (threadIdx.x / 32), q = lane / 4;
+    int lane = tx % 32;
+    int i = lane % 4 + 4 * (tx / 32), q = lane / 4;
     /* Addresses walked from one pointer, the step made opaque: hoisted out
      * of the k loop, the N / 2 row pointers took 11 more registers. */
     size_t step = (size_t)opaque(4 * W) * p.lda;
@@ -547,7 +551,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
     for (int s = 0; s < FAST_STAGES - 1; s++) {
         if (s < steps) {
             if constexpr (A_ASYNC) {
-                copy_a<BM, BN, T>(&st[s], p, i0, kbeg + s * FAST_BK, kend);
+                copy_a<BM, BN, T>(&st[s], p, i0, kbeg + s * FAST_BK, kend, threadIdx.x);
             } else {
                 fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + s * FAST_BK, kend);
                 store_a<BM, BN, T>(&st[s], va, L, i0);
@@ -564,7 +568,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
         fast_stage<BM, BN> *later = &st[next % FAST_STAGES];
         if (next < steps) {
             if constexpr (A_ASYNC)
-                copy_a<BM, BN, T>(later, p, i0, kbeg + next * FAST_BK, kend);
+                copy_a<BM, BN, T>(later, p, i0, kbeg + next * FAST_BK, kend, threadIdx.x);
             else
                 fetch_a<BM, BN, T, VEC>(va, L, p, kbeg + next * FAST_BK, kend);
             copy_b<BM, BN, T, VEC, (KG > 1)>(later, L, p, kbeg + next * FAST_BK, kend);
@@ -1073,7 +1077,7 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
  * row, which the shared memory serves together, read one address of a
  * and 8 x 16 bytes of b in 32 different banks (12 floats apart). A group
  * is 3 warps, and 4 groups (12 warps an SM, at most 168 registers a
- * thread; 161 used) ran 1056x1055x1056 in 0.070 ms where 3 groups took
+ * thread; 168 used) ran 1056x1055x1056 in 0.070 ms where 3 groups took
  * 0.082 (H100, PERF.md, ## fast, v17). The last tile row and column are
  * moved back to end at the output's edge: every copy reads inside a and
  * b, and only the last stage, past k, needs checks. */
@@ -1088,6 +1092,27 @@ static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) 
 #define COVER_BM (32 * COVER_WARPS)                        /* 4 thread rows of 8 outputs a warp */
 #define COVER_CP(TN) (((TN) + 3) / 4 * 4)                  /* b's floats a thread row in a stage */
 template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
+
+/* A group's warps on one of the SM's four schedulers. The SM deals warp w
+ * (in the order of the block's threads) to scheduler w % 4. As a block of
+ * COVER_T x COVER_KG threads, group g was warps 3g..3g + 2, on three
+ * schedulers each shared with two other groups, and a warp at its
+ * group's barrier waited on warps that another group's warps held back
+ * on their schedulers: at 1037x1055x1031 the groups' loops took 49-55.5
+ * us (a clock read in each group; H200). As a block of 32 x COVER_KG x
+ * COVER_WARPS threads, warp w is warp w / 4 of group w % 4, each group
+ * has a scheduler to itself, and the groups' loops take 52.3-54.1 us.
+ * Alone it timed as the old layout did; with the stage's 16 k-rows
+ * unrolled (COVER_UNROLL16) it is 2% faster, where the old layout ran 7%
+ * slower (PERF.md, ## fast, v20). COVER_ONE_SMSP 0: the old layout. */
+#ifndef COVER_ONE_SMSP
+#define COVER_ONE_SMSP 1
+#endif
+/* Thread t of its group (threadIdx.y), 0 .. COVER_T - 1. */
+static __device__ __forceinline__ int cover_tid(void)
+{
+    return COVER_ONE_SMSP ? threadIdx.x + 32 * threadIdx.z : threadIdx.x;
+}
 
 /* The groups share k in runs of half stages, not stages: 1055 is 66
  * stages, 17, 17, 17 and 15 a group, and the last group waited two stages
@@ -1113,7 +1138,7 @@ template <int TN>
 static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, const fast_args &p, int i0, int k0)
 {
     constexpr int W = COVER_WARPS;
-    int lane = threadIdx.x % 32, i = lane % 4 + 4 * (threadIdx.x / 32), q = lane / 4;
+    int tx = cover_tid(), lane = tx % 32, i = lane % 4 + 4 * (tx / 32), q = lane / 4;
     const float *src = p.a + (size_t)(i0 + i) * p.lda + k0 + q;
     unsigned step = (unsigned)opaque(4 * W * p.lda);
 #pragma unroll
@@ -1132,7 +1157,7 @@ static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, co
 template <int TN>
 static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, const fast_args &p, int jb, int k0)
 {
-    int t = threadIdx.x;
+    int t = cover_tid();
     if (t % COVER_CP(TN) >= TN)
         return;
     const float *src = p.b + (size_t)k0 * p.ldb + jb;
@@ -1150,7 +1175,7 @@ static __device__ __forceinline__ void cover_copy_a(cover_stage<TN> *st, const f
     if (k0 + FAST_BK <= kend)
         cover_copy_a_rows<TN>(st, p, i0, k0);
     else
-        copy_a<COVER_BM, 8 * COVER_CP(TN), COVER_T>(st, p, i0, k0, kend);
+        copy_a<COVER_BM, 8 * COVER_CP(TN), COVER_T>(st, p, i0, k0, kend, cover_tid());
 }
 
 /* b's part: the whole stage as above, or the last, zero-filled past kend. */
@@ -1162,7 +1187,7 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
         cover_copy_b_rows<TN>(st, p, jb, k0);
         return;
     }
-    int t = threadIdx.x;
+    int t = cover_tid();
     if (t % COVER_CP(TN) >= TN)
         return;
     const float *src = p.b + (size_t)k0 * p.ldb + jb;
@@ -1175,25 +1200,62 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
  * 8 threads. */
 static __device__ __forceinline__ int cover_row(int t) { return 32 * (t / 32) + 8 * (t % 32 / 8); }
 
+/* COVER_UNROLL16: the stage's 16 k-rows unrolled whole, not 8 at a time
+ * in a loop (see COVER_ONE_SMSP). COVER_SMEM32: the loop's shared loads
+ * from two 32-bit addresses made once (lds128), not from the stage's
+ * pointer, whose shared-window base ptxas made again (S2R of the CTA's
+ * id) every 8 k-rows, the first loads waiting on it; 0.1-0.6% (v20). */
+#ifndef COVER_UNROLL16
+#define COVER_UNROLL16 1
+#endif
+#ifndef COVER_SMEM32
+#define COVER_SMEM32 1
+#endif
+
+#if COVER_SMEM32
+/* The 16 bytes at shared-memory address addr. */
+static __device__ __forceinline__ float4 lds128(unsigned addr)
+{
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+    return v;
+}
+#endif
+
 /* The thread's 8 x TN multiply-adds of one stage: rows r.. of a's stage,
  * columns cb.. of b's, the stage's k-rows in two halves of 8, the second
- * only where `rows` (those before kend) reach it; `half` between them. */
+ * only where `rows` (those before kend) reach it; `half` between them.
+ * With COVER_SMEM32, sa and sb are the shared addresses of a's row r and
+ * of the stage plus cb floats. */
 template <int TN, class Half>
 static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_stage<TN> *st, int r, int cb,
-                                                 int rows, Half &&half)
+                                                 int rows, Half &&half, unsigned sa = 0, unsigned sb = 0)
 {
+#if COVER_UNROLL16
+#pragma unroll
+#else
 #pragma unroll 1
+#endif
     for (int h = 0; h < FAST_BK; h += 8) {
         if (h >= rows)
             break;
 #pragma unroll
         for (int q = h; q < h + 8; q++) {
             float av[8], bv[COVER_CP(TN)];
+#if COVER_SMEM32
+            constexpr unsigned AS = sizeof(st->as[0]), BS = sizeof(st->bs[0]), BOFF = sizeof(st->as);
+            *(float4 *)&av[0] = lds128(sa + q * AS);
+            *(float4 *)&av[4] = lds128(sa + q * AS + 16);
+#pragma unroll
+            for (int g = 0; g < COVER_CP(TN) / 4; g++)
+                *(float4 *)&bv[4 * g] = lds128(sb + BOFF + q * BS + 16 * g);
+#else
             *(float4 *)&av[0] = *(const float4 *)&st->as[q][r];
             *(float4 *)&av[4] = *(const float4 *)&st->as[q][r + 4];
 #pragma unroll
             for (int g = 0; g < COVER_CP(TN) / 4; g++)
                 *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
+#endif
 #pragma unroll
             for (int e = 0; e < 8 * TN; e++) {
                 int i, j;
@@ -1219,9 +1281,15 @@ template <int TN>
 static __device__ __forceinline__ void cover_product(const fast_args &p, cover_stage<TN> *st, int i0, int j0,
                                                      int kbeg, int kend, float acc[8][TN])
 {
-    int t = threadIdx.x, steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
+    int t = cover_tid(), steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
     int r = cover_row(t), cb = COVER_CP(TN) * (t % 8);
     int jb = j0 + t / COVER_CP(TN) * TN + t % COVER_CP(TN);
+#if COVER_SMEM32
+    unsigned sa0 = (unsigned)opaque((int)__cvta_generic_to_shared(&st[0].as[0][r]));
+    unsigned sb0 = (unsigned)opaque((int)__cvta_generic_to_shared(&st[0].as[0][cb]));
+#else
+    unsigned sa0 = 0, sb0 = 0;
+#endif
 #pragma unroll
     for (int s = 0; s < COVER_STAGES - 1; s++) {
         if (s < steps) {
@@ -1237,10 +1305,11 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
         cover_stage<TN> *later = &st[next % COVER_STAGES];
         if (next < steps)
             cover_copy_a<TN>(later, p, i0, kbeg + next * FAST_BK, kend);
+        unsigned slot = (unsigned)(s % COVER_STAGES) * (unsigned)sizeof(cover_stage<TN>);
         cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&] {
             if (next < steps)
                 cover_copy_b<TN>(later, p, jb, kbeg + next * FAST_BK, kend);
-        });
+        }, sa0 + slot, sb0 + slot);
         copy_commit();
     }
 }
@@ -1250,11 +1319,44 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
  * block, as kg_sum does; but the first r0 rows and c0 columns, which
  * belong to the tiles before. Not kg_sum's loop with these as parameters:
  * that one, with its checks of c's edges, ran the cover kernel 0.6-0.9%
- * slower at 1037x1055x1031 (three rounds, H100; PERF.md, ## fast, v18). */
+ * slower at 1037x1055x1031 (three rounds, H100; PERF.md, ## fast, v18).
+ * With COVER_SUM_COLS a thread keeps one column and walks its rows,
+ * RA = COVER_KG * COVER_T / BN at a time (4 at 88 columns: 352 of the 384
+ * threads), with no division and each load and store a step from the
+ * last; a warp's loads still read consecutive floats and its stores
+ * write them. The sums took 1.6 us a block where the loop over
+ * elements, a division and a check each, took 2.1 (clock reads, H200;
+ * 0.5-0.8% of 1037x1055x1031). COVER_SUM_COLS 0: that loop. */
+#ifndef COVER_SUM_COLS
+#define COVER_SUM_COLS 1
+#endif
 template <int BN>
 static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float *part, size_t gstride)
 {
-    int t = threadIdx.y * blockDim.x + threadIdx.x, all = blockDim.x * blockDim.y;
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    if (COVER_SUM_COLS) {
+        constexpr int RA = COVER_KG * COVER_T / BN;
+        static_assert(COVER_BM % RA == 0, "the rows split evenly among the threads of a column");
+        int j = t % BN, i = t / BN;
+        if (i >= RA || j < c0)
+            return;
+        const float *at = part + i * (BN + 1) + j;
+        float *out = d.at + (size_t)i * d.ld + j;
+        size_t step = (size_t)RA * d.ld;
+#pragma unroll 8
+        for (int n = 0; n < COVER_BM / RA; n++) {
+            float s = at[0];
+#pragma unroll
+            for (int g = 1; g < COVER_KG; g++)
+                s += at[g * gstride];
+            if (i + n * RA >= r0)
+                *out = s;
+            at += RA * (BN + 1);
+            out += step;
+        }
+        return;
+    }
+    int all = blockDim.x * blockDim.y * blockDim.z;
     for (int e = t; e < COVER_BM * BN; e += all) {
         int i = e / BN, j = e % BN;
         const float *at = part + i * (BN + 1) + j;
@@ -1300,7 +1402,7 @@ static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover
     cover_product<TN>(p, st, i0, j0, kbeg, kend, acc);
     kg_even_barriers<COVER_T, COVER_KG>((kend - kbeg + FAST_BK - 1) / FAST_BK, (run + 1) / 2);
     group_sync<COVER_KG, COVER_T>(); /* the group's warps are done with its stages */
-    int t = threadIdx.x, r = cover_row(t), c = TN * (t % 8);
+    int t = cover_tid(), r = cover_row(t), c = TN * (t % 8);
     float *part = (float *)st;
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -2950,7 +3052,8 @@ static int cover_run(const cover_config *f, float *c, const float *a, const floa
 {
     fast_args p = {c, a, b, m, n, k, k, k, n, n, 0, n % 4 == 0 && aligned16(c), 0, NULL};
     unsigned tiles = gpu_cdiv(m, COVER_BM) * gpu_cdiv(n, 8 * f->tn);
-    return gpu_launch(f->kernel, f->name, dim3(tiles), dim3(COVER_T, COVER_KG), f->smem, __FILE__, __LINE__, p);
+    dim3 block = COVER_ONE_SMSP ? dim3(32, COVER_KG, COVER_WARPS) : dim3(COVER_T, COVER_KG);
+    return gpu_launch(f->kernel, f->name, dim3(tiles), block, f->smem, __FILE__, __LINE__, p);
 }
 
 /* --- the entry point -------------------------------------------------------------- */
