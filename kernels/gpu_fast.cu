@@ -1286,7 +1286,7 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
     int jb = j0 + t / COVER_CP(TN) * TN + t % COVER_CP(TN);
 #if COVER_SMEM32
     unsigned sa0 = (unsigned)opaque((int)__cvta_generic_to_shared(&st[0].as[0][r]));
-    unsigned sb0 = (unsigned)opaque((int)__cvta_generic_to_shared(&st[0].as[0][cb]));
+    unsigned sb0 = (unsigned)opaque((int)__cvta_generic_to_shared((float *)st + cb));
 #else
     unsigned sa0 = 0, sb0 = 0;
 #endif
