@@ -283,15 +283,19 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * the worst order tried; the cover kernel's 1037x1055x1031 0.0630 against
  * 0.0651; 3001^3 on the 8 x 8 kernels 1.236 against 1.281. Counting
  * register bank conflicts in the SASS picked out the worst order tried,
- * not the best: only timing did that. Each of the three is a snake:
- * every other row runs backwards, so that a row starts on the b the row
- * before ended on.
+ * not the best: only timing did that. Each order here is a snake: every
+ * other row (or column) runs backwards, so that it starts on the operand
+ * the one before ended on. The cover kernel's order changed again in v21,
+ * after v20 had changed its layout: column after column ran 0.0599-0.0601
+ * ms against 0.0612-0.0620 in v20's order, and 0.0578 with the copies
+ * spread (cover_copies), where v20's order ran 0.0601-0.0603.
  * Building with an order 0 (-DFAST_FMA_16X8=0 ...) gives the kernels as
  * they were before v19, byte for byte. */
 #define FAST_FMA_ROWS 0         /* row after row, each from column 0 */
 #define FAST_FMA_SNAKE 1        /* odd rows backwards */
 #define FAST_FMA_SNAKE_HALVES 2 /* a snake over columns 5, 4, 7, 6, 1, 0, 3, 2 (C = 8): pairs swapped, halves too */
 #define FAST_FMA_SNAKE_SPREAD 3 /* a snake over rows 0, R/2, 1, R/2 + 1, ... */
+#define FAST_FMA_B_SNAKE 4      /* b outer: column after column, its rows a snake */
 #ifndef FAST_FMA_16X8
 #define FAST_FMA_16X8 FAST_FMA_SNAKE_HALVES
 #endif
@@ -299,7 +303,7 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
 #define FAST_FMA_8X8 FAST_FMA_SNAKE
 #endif
 #ifndef FAST_FMA_COVER
-#define FAST_FMA_COVER FAST_FMA_SNAKE_SPREAD
+#define FAST_FMA_COVER FAST_FMA_B_SNAKE
 #endif
 
 /* Row i and column j of the e-th multiply-add of an R x C outer product
@@ -311,6 +315,11 @@ template <int O, int R, int C> static __device__ __forceinline__ void fma_place(
     int v = e / C, x = v % 2 ? C - 1 - e % C : e % C; /* the v-th row, a snake */
     i = O == FAST_FMA_SNAKE_SPREAD ? v % 2 * (R / 2) + v / 2 : v;
     j = O == FAST_FMA_ROWS ? e % C : O == FAST_FMA_SNAKE_HALVES ? ((x ^ 1) + C / 2) % C : x;
+    if (O == FAST_FMA_B_SNAKE) {
+        int u = e / R, w = e % R; /* the u-th column, a snake */
+        i = u % 2 ? R - 1 - w : w;
+        j = u;
+    }
 }
 
 /* A thread's 4MI x 8 outputs: rows r, r + 16, ... (MI groups of 4), columns
@@ -1103,7 +1112,7 @@ template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
  * COVER_WARPS threads, warp w is warp w / 4 of group w % 4, each group
  * has a scheduler to itself, and the groups' loops take 52.3-54.1 us.
  * Alone it timed as the old layout did; with the stage's 16 k-rows
- * unrolled (COVER_UNROLL16) it is 2% faster, where the old layout ran 7%
+ * unrolled (cover_fma) it is 2% faster, where the old layout ran 7%
  * slower (PERF.md, ## fast, v20). COVER_ONE_SMSP 0: the old layout. */
 #ifndef COVER_ONE_SMSP
 #define COVER_ONE_SMSP 1
@@ -1127,7 +1136,8 @@ static __host__ __device__ __forceinline__ int cover_run_halves(int k)
     return ((k + COVER_HALF - 1) / COVER_HALF + COVER_KG - 1) / COVER_KG;
 }
 
-/* The thread's 8 rows of a's stage at k0, laid out as copy_a
+/* The thread's rows of a's stage at k0, copies v0 .. v1 - 1 of its 8 (a row
+ * and k-rows q and q + 8 each), laid out as copy_a
  * lays them (k-major, a warp's 32 copies in 32 banks), with no checks:
  * the stage lies before kend, and every row of a cover block lies in a
  * (fast_sgemm_cover moves the last tiles back). copy_a's checks made 8
@@ -1135,27 +1145,29 @@ static __host__ __device__ __forceinline__ int cover_run_halves(int k)
  * row's address from the first row's, not the row before's: a chain of
  * adds made the warps wait on each. */
 template <int TN>
-static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, const fast_args &p, int i0, int k0)
+static __device__ __forceinline__ void cover_copy_a_rows(cover_stage<TN> *st, const fast_args &p, int i0, int k0,
+                                                         int v0, int v1)
 {
     constexpr int W = COVER_WARPS;
     int tx = cover_tid(), lane = tx % 32, i = lane % 4 + 4 * (tx / 32), q = lane / 4;
     const float *src = p.a + (size_t)(i0 + i) * p.lda + k0 + q;
     unsigned step = (unsigned)opaque(4 * W * p.lda);
 #pragma unroll
-    for (int v = 0; v < COVER_BM / (4 * W); v++) {
+    for (int v = v0; v < v1; v++) {
         const float *row = src + (size_t)v * step;
         copy_async<4>(&st->as[q][i + 4 * W * v], row, true);
         copy_async<4>(&st->as[q + 8][i + 4 * W * v], row + 8, true);
     }
 }
 
-/* b's stage at k0, every k-row before kend: thread t fills place t
- * of each, column jb of b (place t % COVER_CP(TN) of thread column t /
+/* b's stage at k0, k-rows q0 .. q1 - 1, all before kend: thread t fills
+ * place t of each, column jb of b (place t % COVER_CP(TN) of thread column t /
  * COVER_CP(TN)); a thread on a place that pads copies nothing. By places,
  * not columns, so that a warp's copies land in 32 banks (by columns, two
  * of them shared a bank). */
 template <int TN>
-static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, const fast_args &p, int jb, int k0)
+static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, const fast_args &p, int jb, int k0,
+                                                         int q0, int q1)
 {
     int t = cover_tid();
     if (t % COVER_CP(TN) >= TN)
@@ -1163,7 +1175,7 @@ static __device__ __forceinline__ void cover_copy_b_rows(cover_stage<TN> *st, co
     const float *src = p.b + (size_t)k0 * p.ldb + jb;
     unsigned step = (unsigned)opaque(p.ldb);
 #pragma unroll
-    for (int q = 0; q < FAST_BK; q++)
+    for (int q = q0; q < q1; q++)
         copy_async<4>(&st->bs[q][t], src + (size_t)q * step, true);
 }
 
@@ -1173,7 +1185,7 @@ template <int TN>
 static __device__ __forceinline__ void cover_copy_a(cover_stage<TN> *st, const fast_args &p, int i0, int k0, int kend)
 {
     if (k0 + FAST_BK <= kend)
-        cover_copy_a_rows<TN>(st, p, i0, k0);
+        cover_copy_a_rows<TN>(st, p, i0, k0, 0, COVER_BM / (4 * COVER_WARPS));
     else
         copy_a<COVER_BM, 8 * COVER_CP(TN), COVER_T>(st, p, i0, k0, kend, cover_tid());
 }
@@ -1184,7 +1196,7 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
                                                     int kend)
 {
     if (k0 + FAST_BK <= kend) {
-        cover_copy_b_rows<TN>(st, p, jb, k0);
+        cover_copy_b_rows<TN>(st, p, jb, k0, 0, FAST_BK);
         return;
     }
     int t = cover_tid();
@@ -1200,14 +1212,12 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
  * 8 threads. */
 static __device__ __forceinline__ int cover_row(int t) { return 32 * (t / 32) + 8 * (t % 32 / 8); }
 
-/* COVER_UNROLL16: the stage's 16 k-rows unrolled whole, not 8 at a time
- * in a loop (see COVER_ONE_SMSP). COVER_SMEM32: the loop's shared loads
+/* The stage's 16 k-rows are unrolled whole, not 8 at a time in a loop
+ * (v20: with COVER_ONE_SMSP 2% faster; since v21 the copies' places
+ * need every k-row's number known). COVER_SMEM32: the loop's shared loads
  * from two 32-bit addresses made once (lds128), not from the stage's
  * pointer, whose shared-window base ptxas made again (S2R of the CTA's
  * id) every 8 k-rows, the first loads waiting on it; 0.1-0.6% (v20). */
-#ifndef COVER_UNROLL16
-#define COVER_UNROLL16 1
-#endif
 #ifndef COVER_SMEM32
 #define COVER_SMEM32 1
 #endif
@@ -1224,23 +1234,19 @@ static __device__ __forceinline__ float4 lds128(unsigned addr)
 
 /* The thread's 8 x TN multiply-adds of one stage: rows r.. of a's stage,
  * columns cb.. of b's, the stage's k-rows in two halves of 8, the second
- * only where `rows` (those before kend) reach it; `half` between them.
- * With COVER_SMEM32, sa and sb are the shared addresses of a's row r and
- * of the stage plus cb floats. */
-template <int TN, class Half>
+ * only where `rows` (those before kend) reach it; before k-row q,
+ * before(q). With COVER_SMEM32, sa and sb are the shared addresses of a's
+ * row r and of the stage plus cb floats. */
+template <int TN, class Before>
 static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_stage<TN> *st, int r, int cb,
-                                                 int rows, Half &&half, unsigned sa = 0, unsigned sb = 0)
+                                                 int rows, Before &&before, unsigned sa = 0, unsigned sb = 0)
 {
-#if COVER_UNROLL16
 #pragma unroll
-#else
-#pragma unroll 1
-#endif
-    for (int h = 0; h < FAST_BK; h += 8) {
-        if (h >= rows)
+    for (int q = 0; q < FAST_BK; q++) {
+        if (q == FAST_BK / 2 && rows <= FAST_BK / 2)
             break;
-#pragma unroll
-        for (int q = h; q < h + 8; q++) {
+        before(q);
+        {
             float av[8], bv[COVER_CP(TN)];
 #if COVER_SMEM32
             constexpr unsigned AS = sizeof(st->as[0]), BS = sizeof(st->bs[0]), BOFF = sizeof(st->as);
@@ -1263,20 +1269,51 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_s
                 acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
             }
         }
-        if (h == 0)
-            half();
     }
+}
+
+/* Before k-row q of a stage's arithmetic, the copies of the stage at k0
+ * that go there. COVER_SPREAD: a whole stage's 32 in 8 bursts of 4, a's
+ * rows two at a time before k-rows 0, 4, 8 and 12, b's k-rows four at a
+ * time before k-rows 2, 6, 10 and 14; 0: v20's two bursts of 16, a's
+ * before k-row 0, b's before k-row 8. Where the bursts go moves ptxas's
+ * schedule as the order of the multiply-adds does: at 1037x1055x1031
+ * (H200, this file's order) the 8 bursts ran 0.0578 ms in each of three
+ * runs, two bursts each of a and b 0.0576-0.0589 at the k-rows tried;
+ * with v20's order the places alone ran from 0.0595 to 0.0644 against
+ * v20's 0.0612-0.0620 (PERF.md, ## fast, v21). The last stage, checked,
+ * goes all before k-row 0. */
+#ifndef COVER_SPREAD
+#define COVER_SPREAD 1
+#endif
+template <int TN>
+static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const fast_args &p, int i0, int jb, int k0,
+                                                    int kend, bool whole, int q)
+{
+    constexpr int V = COVER_BM / (4 * COVER_WARPS), BURSTS = COVER_SPREAD ? 4 : 1, EVERY = FAST_BK / BURSTS;
+    if (!whole) {
+        if (q == 0) {
+            cover_copy_a<TN>(st, p, i0, k0, kend);
+            cover_copy_b<TN>(st, p, jb, k0, kend);
+        }
+        return;
+    }
+    if (q % EVERY == 0)
+        cover_copy_a_rows<TN>(st, p, i0, k0, q / EVERY * V / BURSTS, (q / EVERY + 1) * V / BURSTS);
+    if (q % EVERY == EVERY / 2)
+        cover_copy_b_rows<TN>(st, p, jb, k0, q / EVERY * FAST_BK / BURSTS, (q / EVERY + 1) * FAST_BK / BURSTS);
 }
 
 /* Group threadIdx.y's product over k in [kbeg, kend) for the tile at (i0,
  * j0), in its own stages st: tile_product's pipeline (each step waits for
  * its stage, starts the copies of the stage COVER_STAGES - 1 ahead, then
- * does its arithmetic), into acc. A whole stage's copies of a go before
- * the arithmetic, those of b half way through it. On the H100 at
- * 1037x1055x1031 (Nsight Compute; PERF.md, ## fast, v17): all 32 at once,
+ * does its arithmetic), into acc; the copies go among the arithmetic
+ * (cover_copies). On the H100 at 1037x1055x1031, with a stage's k-rows in
+ * a loop of 8 (Nsight Compute; PERF.md, ## fast, v17): all 32 at once,
  * with no other instruction between them, stalled the warps on the queue
  * of loads (66 us); split in two, 64-65 us; in four parts, the loop at
- * 168 registers, 71; one a k-row, 71. */
+ * 168 registers, 71; one a k-row, 71. With the stage unrolled whole
+ * (v21), 8 bursts of 4 run as fast as any places tried. */
 template <int TN>
 static __device__ __forceinline__ void cover_product(const fast_args &p, cover_stage<TN> *st, int i0, int j0,
                                                      int kbeg, int kend, float acc[8][TN])
@@ -1301,14 +1338,13 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
     for (int s = 0; s < steps; s++) {
         copy_wait<COVER_STAGES - 2>();
         group_sync<COVER_KG, COVER_T>(); /* stage s is complete, and stage s - 1 is free */
-        int next = s + COVER_STAGES - 1;
+        int next = s + COVER_STAGES - 1, k0 = kbeg + next * FAST_BK;
         cover_stage<TN> *later = &st[next % COVER_STAGES];
-        if (next < steps)
-            cover_copy_a<TN>(later, p, i0, kbeg + next * FAST_BK, kend);
         unsigned slot = (unsigned)(s % COVER_STAGES) * (unsigned)sizeof(cover_stage<TN>);
-        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&] {
+        bool whole = k0 + FAST_BK <= kend;
+        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&](int q) {
             if (next < steps)
-                cover_copy_b<TN>(later, p, jb, kbeg + next * FAST_BK, kend);
+                cover_copies<TN>(later, p, i0, jb, k0, kend, whole, q);
         }, sa0 + slot, sb0 + slot);
         copy_commit();
     }
