@@ -114,8 +114,9 @@ static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
  * and columns together are too many for gemm_edges, at a k too short for
  * the cover kernel, which makes it whole at k = 1055): 6 rows on aligned
  * rows (1030 x 1056 x 1024), 1 with the last column (1025^3; on the H100
- * both in gemm_edges), 4 with b's rows unaligned and not copied (1028 x
- * 900 x 1031, `set align off`); 13 and 16 rows, which do not fit there
+ * both in gemm_edges before v21, on 132 SMs in the cover kernel since),
+ * 4 with b's rows unaligned and not copied (1028 x 900 x 1031, `set
+ * align off`); 13 and 16 rows, which do not fit there
  * and run in the product or in the cover kernel (1037 x 1055 x 1031, 1040
  * x 1055 x 1031). */
 static const fast_case fast_rows_beside[] = {{1030, 1056, 1024, ""},
@@ -153,7 +154,8 @@ static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
 /* fast's k-groups products whose last rows and columns past the tiles
  * go to gemm_edges, in the SMs the product's grid leaves free, where a
  * block makes them in about the product's time (kernels/gpu_fast.cu,
- * kg_edges_beside; on the H100, each of these): 13 rows (1037 x 1055 x
+ * kg_edges_beside; on the H100, each of these before v21, whose faster
+ * cover kernel takes 1025^3 on 132 SMs): 13 rows (1037 x 1055 x
  * 1024), 6 (1030 x 1056 x 1024), 8 columns (1024 x 1056 x 1032), a row
  * and a column on b padded and as it lies (1025^3), and 3 rows where k
  * is no multiple of 4 or of the bottom strip's slices (1027 x 1001 x
@@ -168,10 +170,10 @@ static const fast_case fast_edges_beside[] = {{1037, 1055, 1024, ""},
  * one an SM, its k shared by four warp groups, the last tile row and
  * column moved back to end at the output's edge), where its tiles are no
  * more than the SMs and its estimate beats the k-groups product with its
- * edges, or any other plan (kernels/gpu_fast.cu, cover_for; on the H100,
- * four of these five, 1036 x 1056 x 1032 going to the k-groups kernel on
- * b's aligned rows): 1037 x 1031 (the last tiles 19 rows and 25 columns
- * back), 1040 x 1031, 1036 x 1032, and 1056 x 1056 (no tile moved);
+ * edges, or any other plan (kernels/gpu_fast.cu, cover_for; on 132 SMs
+ * all five since v21, where 1036 x 1056 x 1032 went to the k-groups
+ * kernel on b's aligned rows): 1037 x 1031 (the last tiles 19 rows and
+ * 25 columns back), 1040 x 1031, 1036 x 1032, and 1056 x 1056 (no tile moved);
  * k-steps split evenly among the groups or not (1055: 66 as 17, 17, 17
  * and 15; 1040: 65), and a last stage of one k-row (961). */
 static const fast_case fast_cover[] = {{1037, 1055, 1031, ""}, {1040, 1040, 1031, ""}, {1036, 1056, 1032, ""},
