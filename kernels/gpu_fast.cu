@@ -1291,6 +1291,7 @@ static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const f
                                                     int kend, bool whole, int q)
 {
     constexpr int V = COVER_BM / (4 * COVER_WARPS), BURSTS = COVER_SPREAD ? 4 : 1, EVERY = FAST_BK / BURSTS;
+    static_assert(FAST_BK % (2 * BURSTS) == 0 && V % BURSTS == 0, "each burst copies whole rows and k-rows");
     if (!whole) {
         if (q == 0) {
             cover_copy_a<TN>(st, p, i0, k0, kend);
