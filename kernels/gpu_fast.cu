@@ -283,9 +283,9 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * the worst order tried; the cover kernel's 1037x1055x1031 0.0630 against
  * 0.0651; 3001^3 on the 8 x 8 kernels 1.236 against 1.281. Counting
  * register bank conflicts in the SASS picked out the worst order tried,
- * not the best: only timing did that. Each order here is a snake: every
- * other row (or column) runs backwards, so that it starts on the operand
- * the one before ended on. The cover kernel's order changed again in v21,
+ * not the best: only timing did that. Each order the kernels use is a
+ * snake: every other row (or column) runs backwards, so that it starts on
+ * the operand the one before ended on. The cover kernel's order changed again in v21,
  * after v20 had changed its layout: column after column ran 0.0599-0.0601
  * ms against 0.0612-0.0620 in v20's order, and 0.0578 with the copies
  * spread (cover_copies), where v20's order ran 0.0601-0.0603.
