@@ -285,10 +285,10 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * register bank conflicts in the SASS picked out the worst order tried,
  * not the best: only timing did that. Each order the kernels use is a
  * snake: every other row (or column) runs backwards, so that it starts on
- * the operand the one before ended on. The cover kernel's order changed again in v21,
- * after v20 had changed its layout: column after column ran 0.0599-0.0601
- * ms against 0.0612-0.0620 in v20's order, and 0.0578 with the copies
- * spread (cover_copies), where v20's order ran 0.0601-0.0603.
+ * the operand the one before ended on. The cover kernel's order changed
+ * again in v21, after v20 had changed its layout: column after column ran
+ * 0.0599-0.0601 ms against 0.0612-0.0620 in v20's order, and 0.0578 with
+ * the copies spread (cover_copies), where v20's order ran 0.0601-0.0603.
  * Building with an order 0 (-DFAST_FMA_16X8=0 ...) gives the kernels as
  * they were before v19, byte for byte. */
 #define FAST_FMA_ROWS 0         /* row after row, each from column 0 */
@@ -1246,28 +1246,26 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_s
         if (q == FAST_BK / 2 && rows <= FAST_BK / 2)
             break;
         before(q);
-        {
-            float av[8], bv[COVER_CP(TN)];
+        float av[8], bv[COVER_CP(TN)];
 #if COVER_SMEM32
-            constexpr unsigned AS = sizeof(st->as[0]), BS = sizeof(st->bs[0]), BOFF = sizeof(st->as);
-            *(float4 *)&av[0] = lds128(sa + q * AS);
-            *(float4 *)&av[4] = lds128(sa + q * AS + 16);
+        constexpr unsigned AS = sizeof(st->as[0]), BS = sizeof(st->bs[0]), BOFF = sizeof(st->as);
+        *(float4 *)&av[0] = lds128(sa + q * AS);
+        *(float4 *)&av[4] = lds128(sa + q * AS + 16);
 #pragma unroll
-            for (int g = 0; g < COVER_CP(TN) / 4; g++)
-                *(float4 *)&bv[4 * g] = lds128(sb + BOFF + q * BS + 16 * g);
+        for (int g = 0; g < COVER_CP(TN) / 4; g++)
+            *(float4 *)&bv[4 * g] = lds128(sb + BOFF + q * BS + 16 * g);
 #else
-            *(float4 *)&av[0] = *(const float4 *)&st->as[q][r];
-            *(float4 *)&av[4] = *(const float4 *)&st->as[q][r + 4];
+        *(float4 *)&av[0] = *(const float4 *)&st->as[q][r];
+        *(float4 *)&av[4] = *(const float4 *)&st->as[q][r + 4];
 #pragma unroll
-            for (int g = 0; g < COVER_CP(TN) / 4; g++)
-                *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
+        for (int g = 0; g < COVER_CP(TN) / 4; g++)
+            *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
 #endif
 #pragma unroll
-            for (int e = 0; e < 8 * TN; e++) {
-                int i, j;
-                fma_place<FAST_FMA_COVER, 8, TN>(e, i, j);
-                acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-            }
+        for (int e = 0; e < 8 * TN; e++) {
+            int i, j;
+            fma_place<FAST_FMA_COVER, 8, TN>(e, i, j);
+            acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
 }
@@ -1288,11 +1286,11 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_s
 #endif
 template <int TN>
 static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const fast_args &p, int i0, int jb, int k0,
-                                                    int kend, bool whole, int q)
+                                                    int kend, int q)
 {
     constexpr int V = COVER_BM / (4 * COVER_WARPS), BURSTS = COVER_SPREAD ? 4 : 1, EVERY = FAST_BK / BURSTS;
     static_assert(FAST_BK % (2 * BURSTS) == 0 && V % BURSTS == 0, "each burst copies whole rows and k-rows");
-    if (!whole) {
+    if (k0 + FAST_BK > kend) {
         if (q == 0) {
             cover_copy_a<TN>(st, p, i0, k0, kend);
             cover_copy_b<TN>(st, p, jb, k0, kend);
@@ -1342,10 +1340,9 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
         int next = s + COVER_STAGES - 1, k0 = kbeg + next * FAST_BK;
         cover_stage<TN> *later = &st[next % COVER_STAGES];
         unsigned slot = (unsigned)(s % COVER_STAGES) * (unsigned)sizeof(cover_stage<TN>);
-        bool whole = k0 + FAST_BK <= kend;
         cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&](int q) {
             if (next < steps)
-                cover_copies<TN>(later, p, i0, jb, k0, kend, whole, q);
+                cover_copies<TN>(later, p, i0, jb, k0, kend, q);
         }, sa0 + slot, sb0 + slot);
         copy_commit();
     }
