@@ -67,7 +67,7 @@ LDLIBS   = -lm
 FEATURES =
 
 BASE_SRC   := $(wildcard base/*.c)
-ENGINE_SRC := $(wildcard engine/*.c)
+ENGINE_SRC := $(wildcard engine/*/*.c)
 # Every kernels/*.c but the no-GPU stubs, which only a build without CUDA takes.
 KERNEL_SRC := $(filter-out kernels/gpu_none.c,$(wildcard kernels/*.c))
 REPL_SRC   := $(wildcard repl/*.c)

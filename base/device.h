@@ -1,5 +1,5 @@
 /* device.h - what a GPU is, as plain values: filled by the CUDA runtime
- * layer (kernels/gpu.h), shown by `info` and the panel (engine/snapshot.h). */
+ * layer (kernels/gpu.h), shown by `info` and the panel (engine/session/snapshot.h). */
 #ifndef CUK_DEVICE_H
 #define CUK_DEVICE_H
 

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "bench/perf.h"
-#include "engine/matrix.h"
+#include "engine/values/matrix.h"
 #include "kernels/backend.h"
 #include "kernels/host_threads.h"
 

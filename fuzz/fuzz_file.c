@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fileio.h"
+#include "engine/files/fileio.h"
 #include "fuzz/harness.h"
 
 #ifndef FUZZ_EXT

@@ -8,7 +8,7 @@
  *   make fuzz SECONDS=60      (fuzz/run.sh: every target, seeds, dictionary) */
 #include <string.h>
 
-#include "engine/run.h"
+#include "engine/run/run.h"
 #include "fuzz/harness.h"
 
 #define REPL_MARK "#!repl\n"

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "engine/matrix.h"
+#include "engine/values/matrix.h"
 
 #define FUZZ_MAX_ELEMENTS (1L << 16)
 #define FUZZ_MAX_CHECKS 20000

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 /* Start one input: on first use make the sandbox folder and move into it;
  * then empty it, reset the work budget, and confine file names to it until

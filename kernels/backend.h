@@ -90,7 +90,7 @@ typedef struct cuk_backend {
      * core). 0: one GPU's memory, or the host's. */
     int spread;
     /* A spread mode's host mode: what runs an op, the product excepted,
-     * whose operands or result the GPUs could not hold (engine/ops.c);
+     * whose operands or result the GPUs could not hold (engine/values/ops.c);
      * the reference mode if it is unavailable. */
     const char *spill;
     const char *unwritten; /* not NULL: listed, but its kernels are still to come */

@@ -51,7 +51,7 @@ int gpu_d2d(void *dst, const void *src, size_t bytes);
 /* Queue one empty kernel: what a launch costs with no work in it, the
  * floor that bench/perf_mem.c holds small reductions to. */
 int gpu_launch_empty(void);
-/* The gate a timed op's first mark is queued behind (engine/timing.c,
+/* The gate a timed op's first mark is queued behind (engine/values/timing.c,
  * bench/perf.h): close queues a kernel that holds the stream until
  * gpu_gate_open, or until timeout_us have passed, so that the work queued
  * behind it is launched while the device waits and a mark recorded after
@@ -115,7 +115,7 @@ int gpu_link_of(int i, int j, gpu_link *out);
 /* Spread memory: one range of addresses whose bytes lie on several GPUs in
  * consecutive parts (GPU 0's first), readable and writable by all of them;
  * a row-major matrix in it is a stack of row slabs, one per GPU. It is the
- * device pool's source for mode multi's matrices (engine/pool.h). Same
+ * device pool's source for mode multi's matrices (engine/values/pool.h). Same
  * contract as gpu_raw_alloc: 0 ok, 1 out of memory (no error set), -1. */
 int gpu_spread_alloc(void **p, size_t bytes);
 int gpu_spread_free(void *p);

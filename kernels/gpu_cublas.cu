@@ -162,7 +162,7 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
 } lt_plan;
 
-/* More than the shapes engine/warm.c remembers per mode (32): a shape it
+/* More than the shapes engine/values/warm.c remembers per mode (32): a shape it
  * has run once, untimed, still has its plan when it is timed. */
 #define LT_PLANS 64
 #define LT_WORKSPACE (32u << 20) /* what cuBLAS suggests for Hopper */

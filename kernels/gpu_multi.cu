@@ -203,7 +203,7 @@ static int open_gpu(int g)
 }
 
 /* Everything the mode needs, made the first time (the mode's set-up runs
- * every operation once, outside the clock: engine/warm.c). */
+ * every operation once, outside the clock: engine/values/warm.c). */
 static int multi_ready(void)
 {
     const char *why;

@@ -10,7 +10,7 @@
 
 #include <readline/readline.h>
 
-#include "engine/eval.h"
+#include "engine/lang/eval.h"
 
 static cuk_session *S;
 

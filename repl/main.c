@@ -8,9 +8,9 @@
 
 #include "base/error.h"
 #include "base/out.h"
-#include "engine/lecture.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/lecture/lecture.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "repl/repl.h"
 
 #define CUK_VERSION "0.1"

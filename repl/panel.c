@@ -23,10 +23,10 @@
 
 #include "base/fmt.h"
 #include "base/out.h"
-#include "engine/cost.h"
-#include "engine/snapshot.h"
-#include "engine/stats.h"
-#include "engine/timing.h"
+#include "engine/session/cost.h"
+#include "engine/session/snapshot.h"
+#include "engine/session/stats.h"
+#include "engine/values/timing.h"
 #include "repl/draw.h"
 #include "repl/present.h"
 

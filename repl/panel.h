@@ -5,7 +5,7 @@
 #define CUK_PANEL_H
 
 #include "base/out.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 /* 1 if this terminal and build can show the panel; else 0 and *why. */
 int panel_available(const char **why);

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/fmt.h"
-#include "engine/results.h"
-#include "engine/stats.h"
+#include "engine/measure/results.h"
+#include "engine/session/stats.h"
 
 #define MAX_SHOWN 16
 

@@ -1,7 +1,7 @@
 /* present.h - the panel's large-type view of the last comparison (`present
  * on`), for a projector: each mode of the last bench as a bar as long as its
  * kernel time, and the speedup in digits several rows high, readable from
- * the back of a hall. The rows come from engine/results.h (res_last). */
+ * the back of a hall. The rows come from engine/measure/results.h (res_last). */
 #ifndef CUK_PRESENT_H
 #define CUK_PRESENT_H
 

@@ -16,7 +16,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
-#include "engine/run.h"
+#include "engine/run/run.h"
 #include "repl/panel.h"
 
 #ifdef CUK_HAVE_READLINE

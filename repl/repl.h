@@ -2,7 +2,7 @@
 #ifndef CUK_REPL_H
 #define CUK_REPL_H
 
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 /* The front end to make the REPL's session with (session_new). */
 const cuk_frontend *repl_frontend(void);

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """layers.py - the layering ARCHITECTURE.md promises, checked on the tree and
 the built objects: base/ includes only base/; kernels/ nothing from engine/
-or repl/; engine/ nothing from repl/; repl/ nothing from kernels/; and no
+or repl/; engine/ nothing from repl/; repl/ nothing from kernels/; no
 include loop or call loop among the files of engine/ (calls read from the
-objects' symbol tables with nm). One PASS/FAIL line per rule.
+objects' symbol tables with nm), nor among its rooms (its subfolders).
+One PASS/FAIL line per rule.
 
 usage: layers.py BUILD_DIR"""
 import os
@@ -18,13 +19,22 @@ FORBIDDEN = {"base": ("engine", "kernels", "repl"), "kernels": ("engine", "repl"
 
 
 def sources(folder):
-    d = os.path.join(ROOT, folder)
-    return sorted(os.path.join(folder, f) for f in os.listdir(d) if re.search(r"\.(c|h|cu)$", f))
+    """Every .c, .h, .cu and .cuh under folder, its rooms (subfolders) included."""
+    found = []
+    for d, _, names in os.walk(os.path.join(ROOT, folder)):
+        rel = os.path.relpath(d, ROOT)
+        found += [os.path.join(rel, f) for f in names if re.search(r"\.(c|h|cu|cuh)$", f)]
+    return sorted(found)
 
 
 def includes(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read()
-    return re.findall(r'^\s*#\s*include\s+"([a-z]+/[A-Za-z0-9_]+\.h)"', text, re.M)
+    return re.findall(r'^\s*#\s*include\s+"([a-z]+(?:/[a-z_]+)*/[A-Za-z0-9_]+\.(?:h|cuh))"', text, re.M)
+
+
+def room(path):
+    """engine/values/matrix.c -> values: the part of engine/ a file belongs to."""
+    return path.split("/")[1]
 
 
 def report(name, problems):
@@ -100,6 +110,15 @@ def main():
     calls = {stem: {owner[s] for s in used if s in owner and owner[s] != stem} for stem, (_, used) in objs.items()}
     cycle = find_cycle(calls)
     report("layers_engine_no_call_loop", ["call loop " + " -> ".join(cycle)] if cycle else [])
+
+    # The rooms stack too: no loop among engine/'s folders, by includes or calls.
+    rooms = lambda g: {room(a): {room(b) for b in bs if room(b) != room(a)} for a, bs in g.items()}
+    merged = {}
+    for g in (rooms(graph), rooms(calls)):
+        for a, bs in g.items():
+            merged.setdefault(a, set()).update(bs)
+    cycle = find_cycle(merged)
+    report("layers_engine_rooms_stack", ["room loop " + " -> ".join(cycle)] if cycle else [])
 
 
 main()

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "kernels/backend.h"
 #include "tests/check.h"
 

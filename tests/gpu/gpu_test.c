@@ -36,11 +36,11 @@
 #include <unistd.h>
 
 #include "base/out.h"
-#include "engine/pool.h"
-#include "engine/results.h"
-#include "engine/snapshot.h"
-#include "engine/timing.h"
-#include "engine/warm.h"
+#include "engine/values/pool.h"
+#include "engine/measure/results.h"
+#include "engine/session/snapshot.h"
+#include "engine/values/timing.h"
+#include "engine/values/warm.h"
 #include "kernels/gpu.h"
 #include "kernels/variants.h"
 #include "tests/ops_check.h"
@@ -965,7 +965,7 @@ static int gpu_of_row(const cuk_matrix *a, int r)
     return gpu_spread_parts(first, sizeof(float), &g, &start, &len) == 1 ? g : -1;
 }
 
-/* What the user sees of mode multi (engine/snapshot.h): a matrix past the
+/* What the user sees of mode multi (engine/session/snapshot.h): a matrix past the
  * size spread memory splits (64 MiB) has a slab on GPUs 0, 1, ... in
  * order, covering its rows once, each slab's first and last rows starting
  * on its GPU; `who` prints them; each GPU's figures count its part; `info`

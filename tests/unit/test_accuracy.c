@@ -1,12 +1,12 @@
 /* test_accuracy.c - the sampled float64 reference that bench's error column
- * and `why` use (engine/accuracy.h), on host matrices: every sampled value
+ * and `why` use (engine/measure/accuracy.h), on host matrices: every sampled value
  * is the float64 dot product at its position; an exact result reads ~1e-8;
  * an error planted in every element or in one sampled element reads as its
  * size; one planted outside the sample does not show (that is what a
  * sample is); shapes smaller than the grid are compared everywhere. */
 #include <string.h>
 
-#include "engine/accuracy.h"
+#include "engine/measure/accuracy.h"
 #include "tests/check.h"
 
 static cuk_matrix *random_matrix(int rows, int cols)

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "base/out.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "tests/capture.h"
 #include "tests/check.h"
 

@@ -10,9 +10,9 @@
 #include <sys/resource.h>
 
 #include "base/out.h"
-#include "engine/parse.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/lang/parse.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "tests/capture.h"
 #include "tests/check.h"
 

@@ -1,4 +1,4 @@
-/* test_fileio.c - unit tests of file I/O (engine/fileio.c, npy.c, csv.c):
+/* test_fileio.c - unit tests of file I/O (engine/files/fileio.c, npy.c, csv.c):
  * .npy and .csv round trips, hand-built .npy files of every layout cuk reads, the error text for bad
  * files, and the atomic save (a failed save leaves the old file and no
  * temporary behind). Works in a fresh directory under $TMPDIR. */
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "engine/fileio.h"
-#include "engine/matrix.h"
+#include "engine/files/fileio.h"
+#include "engine/values/matrix.h"
 #include "tests/check.h"
 
 /* The shapes every round trip covers: scalar, row, column, ragged, and one

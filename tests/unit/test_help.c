@@ -9,12 +9,12 @@
 
 #include "base/arena.h"
 #include "base/out.h"
-#include "engine/cmdlist.h"
-#include "engine/eval.h"
-#include "engine/examples.h"
-#include "engine/parse.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/lang/cmdlist.h"
+#include "engine/lang/eval.h"
+#include "engine/run/examples.h"
+#include "engine/lang/parse.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "tests/check.h"
 
 /* What the session printed since the last take. */

@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "base/out.h"
-#include "engine/bench.h"
-#include "engine/cost.h"
-#include "engine/host.h"
-#include "engine/json.h"
-#include "engine/results.h"
-#include "engine/run.h"
-#include "engine/stats.h"
+#include "engine/measure/bench.h"
+#include "engine/session/cost.h"
+#include "engine/session/host.h"
+#include "engine/session/json.h"
+#include "engine/measure/results.h"
+#include "engine/run/run.h"
+#include "engine/session/stats.h"
 #include "tests/check.h"
 
 #define NEAR(a, b) (fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)) + 1e-12)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "engine/parse.h"
+#include "engine/lang/parse.h"
 #include "tests/check.h"
 
 static arena A;

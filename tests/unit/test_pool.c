@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "engine/matrix.h"
-#include "engine/pool.h"
+#include "engine/values/matrix.h"
+#include "engine/values/pool.h"
 #include "tests/check.h"
 
 static size_t fake_cap, fake_used;

@@ -1,13 +1,13 @@
 /* test_progress.c - long work's progress (base/error.h: the fraction done
  * and the time left at the pace so far) and the note before a long cpu
- * product (engine/eta.h: the estimate, the default rate, the rate learnt
+ * product (engine/values/eta.h: the estimate, the default rate, the rate learnt
  * from a product, and the modes that are not estimated). */
 #include <string.h>
 #include <time.h>
 
 #include "base/error.h"
 #include "base/out.h"
-#include "engine/eta.h"
+#include "engine/values/eta.h"
 #include "kernels/backend.h"
 #include "tests/check.h"
 

@@ -1,5 +1,5 @@
 /* test_snapshot.c - what `who`, `info` and the panel are told about mode
- * multi (engine/snapshot.h): a spread matrix's row slabs against a row by
+ * multi (engine/session/snapshot.h): a spread matrix's row slabs against a row by
  * row reference, at ragged shapes and random splits of its bytes over the
  * GPUs; "host (out of core)" in `who` and its JSON for exactly the matrices
  * marked so; and, here, the GPU figures as the machine has them (none
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "engine/run.h"
-#include "engine/session.h"
-#include "engine/snapshot.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
+#include "engine/session/snapshot.h"
 #include "kernels/gpu.h"
 #include "tests/capture.h"
 #include "tests/check.h"

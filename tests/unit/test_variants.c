@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/out.h"
-#include "engine/run.h"
-#include "engine/session.h"
+#include "engine/run/run.h"
+#include "engine/session/session.h"
 #include "kernels/seed_reduce.h"
 #include "kernels/variants.h"
 #include "tests/capture.h"

@@ -1,0 +1,117 @@
+/* timereport.c - the `time on` report (see timereport.h). */
+#include "engine/lang/timereport.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fmt.h"
+#include "base/out.h"
+#include "engine/session/cost.h"
+#include "engine/session/json.h"
+
+/* "8.8 MB to the device in 1.84 ms (4.78 GB/s)" */
+static void copy_text(char *buf, size_t cap, size_t bytes, double ms, const char *where)
+{
+    char b[32], t[32];
+    fmt_bytes(b, sizeof b, (double)bytes);
+    if (ms > 0)
+        snprintf(buf, cap, "%s to the %s in %s (%.3g GB/s)", b, where, fmt_ms(t, sizeof t, ms), bytes / (ms * 1e6));
+    else
+        snprintf(buf, cap, "%s to the %s", b, where);
+}
+
+static void report_json(const timing_cmd *c)
+{
+    json_buf j;
+    json_begin(&j);
+    json_str(&j, "table", "time");
+    json_str(&j, "stmt", c->text);
+    json_str(&j, "mode", c->mode ? c->mode->name : NULL);
+    json_num(&j, "kernel_ms", c->kernel_ms);
+    json_num(&j, "wall_ms", c->wall_ms);
+    json_num(&j, "setup_ms", c->setup_ms);
+    json_num(&j, "h2d_bytes", (double)c->h2d);
+    json_num(&j, "h2d_ms", c->h2d_ms);
+    json_num(&j, "d2h_bytes", (double)c->d2h);
+    json_num(&j, "d2h_ms", c->d2h_ms);
+    json_open_arr(&j, "ops");
+    for (int i = 0; i < c->nops; i++) {
+        const timing_op *o = &c->ops[i];
+        json_open_obj(&j, NULL);
+        json_str(&j, "mode", o->mode->name);
+        json_str(&j, "op", o->op);
+        json_str(&j, "shapes", o->shapes);
+        json_num(&j, "ms", o->ms);
+        json_num(&j, "flops", o->flops);
+        json_num(&j, "bytes", o->bytes);
+        json_int(&j, "count", o->count);
+        json_close(&j);
+    }
+    json_close(&j);
+    json_print(&j);
+}
+
+/* Display columns of a UTF-8 string ("µs" is two bytes, one column). */
+static int text_width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += (*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Append a clause to the line being printed, after its separator (", ",
+ * "; "); a clause that would pass width starts a new line, indented. */
+static void clause(int *col, int width, const char *sep, const char *text)
+{
+    int w = text_width(text);
+    if (*col + (int)strlen(sep) + w > width && *col > 4) {
+        out_printf("%c\n    ", sep[0]);
+        *col = 4;
+    } else {
+        out_printf("%s", sep);
+        *col += (int)strlen(sep);
+    }
+    out_printf("%s", text);
+    *col += w;
+}
+
+void time_report(const timing_cmd *c, int json, int width)
+{
+    char t[32], rate[80], line[160], in[96], out[96];
+    if (json) {
+        report_json(c);
+        return;
+    }
+    int sw = 5; /* the shapes column: as wide as the widest */
+    for (int i = 0; i < c->nops; i++)
+        if ((int)strlen(c->ops[i].shapes) > sw)
+            sw = (int)strlen(c->ops[i].shapes);
+    for (int i = 0; i < c->nops; i++) { /* the rate below when it does not fit beside */
+        const timing_op *o = &c->ops[i];
+        cost_rate_text(o, rate, sizeof rate);
+        snprintf(line, sizeof line, "  %-7s %-9s %-*s %10s", o->mode->name, o->op, sw, o->shapes,
+                 fmt_ms(t, sizeof t, o->ms));
+        if (!rate[0] || text_width(line) + 2 + text_width(rate) <= width)
+            out_printf("%s  %s\n", line, rate);
+        else
+            out_printf("%s\n    %s\n", line, rate);
+    }
+    int col = 0;
+    snprintf(line, sizeof line, "  %s: kernels %s", c->mode->name, fmt_ms(t, sizeof t, c->kernel_ms));
+    clause(&col, width, "", line);
+    snprintf(line, sizeof line, "wall %s", fmt_ms(t, sizeof t, c->wall_ms));
+    clause(&col, width, ", ", line);
+    if (c->h2d || c->d2h) {
+        copy_text(in, sizeof in, c->h2d, c->h2d_ms, "device");
+        copy_text(out, sizeof out, c->d2h, c->d2h_ms, "host");
+        snprintf(line, sizeof line, "copied %s", in);
+        clause(&col, width, "; ", line);
+        clause(&col, width, ", ", out);
+    }
+    if (c->setup_ms > 0) {
+        snprintf(line, sizeof line, "one-time set-up %s left out (see info)", fmt_ms(t, sizeof t, c->setup_ms));
+        clause(&col, width, "; ", line);
+    }
+    out_printf("\n");
+}

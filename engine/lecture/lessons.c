@@ -1,0 +1,166 @@
+/* lessons.c - the lecture kit's help (see lessons.h): `help scripts` (how
+ * a script runs, and runs for a lecture) and `help lessons`, which lists the
+ * demo scripts in the order lecture.cuk runs them, each with the sentence
+ * its first "#:" line says it demonstrates. The scripts are read at run
+ * time, so that they are the one place their descriptions are written. */
+#include "engine/lecture/lessons.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/out.h"
+
+#define WRAP 72 /* columns of a description line */
+
+static const char help_scripts[] =
+    "scripts: cuk FILE.cuk, cuk < FILE, ... | cuk, cuk -e 'stmts'; a #! first line is\n"
+    "ignored. A script stops at the first error, printing FILE:LINE:COL, and exits with 1.\n"
+    "In a script file, file names are relative to the script's folder.\n"
+    "\n"
+    "for a lecture:\n"
+    "  #: text               a line of its own starting #: is a heading: printed as it\n"
+    "                        stands, after a blank line, whenever the script runs\n"
+    "  # pause               in step mode, wait for Enter at an empty prompt\n"
+    "  cuk --step FILE.cuk   echo each statement after the prompt and run it when Enter\n"
+    "  run \"FILE.cuk\" step   is pressed (on the terminal, not the script's input);\n"
+    "                        q and Enter ends the run\n"
+    "  cuk --rehearse FILE   on a machine without a GPU: a mode it lacks, what runs in\n"
+    "  run \"FILE\" rehearse   that mode and what uses its results are listed as\n"
+    "                        \"skipped (no GPU): ...\"; the rest runs, settings (set, seed,\n"
+    "                        time, format) take effect, a real error still stops it\n"
+    "  cuk --echo FILE.cuk   echo each statement before its output: a transcript\n"
+    "  help lessons          the demo scripts, one per lesson, and what each shows\n";
+
+/* The folder of the running binary into dir; 0, or -1 if unknown. */
+static int binary_folder(char *dir, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, cap - 1);
+    if (n <= 0)
+        return -1;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
+}
+
+/* The folder holding lecture.cuk: scripts/ beside the binary, in the source
+ * tree above its build folder, or in an installed share/cuk/. */
+static int scripts_folder(char dir[PATH_MAX], size_t cap)
+{
+    static const char *const tries[] = {"%s/scripts", "%s/../scripts", "%s/../share/cuk/scripts"};
+    char bin[PATH_MAX], path[PATH_MAX + 64];
+    if (binary_folder(bin, sizeof bin) != 0)
+        return -1;
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        snprintf(path, sizeof path, tries[i], bin);
+        if (realpath(path, dir) && strlen(dir) + 16 < cap) { /* dir is PATH_MAX long, as realpath needs */
+            strcat(dir, "/lecture.cuk");
+            int found = access(dir, R_OK) == 0;
+            *strrchr(dir, '/') = '\0';
+            if (found)
+                return 0;
+        }
+    }
+    return -1;
+}
+
+/* The text after "#:" of the first heading of file dir/name, into buf; ""
+ * if it has none or cannot be read. */
+static void first_heading(const char *dir, const char *name, char *buf, size_t cap)
+{
+    char path[PATH_MAX + 256], line[1024];
+    FILE *f;
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!(f = fopen(path, "r")))
+        return;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t");
+        if (p[0] == '#' && p[1] == ':') {
+            p += 2 + strspn(p + 2, " \t");
+            snprintf(buf, cap, "%.*s", (int)strcspn(p, "\r\n"), p);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* text in lines of at most WRAP columns, each indented by `indent`. */
+static void wrapped(const char *text, int indent)
+{
+    while (*text) {
+        size_t n = strlen(text), cut = n;
+        if (n > WRAP) {
+            for (cut = WRAP; cut > 0 && text[cut] != ' '; cut--)
+                ;
+            cut = cut ? cut : WRAP;
+        }
+        out_printf("%*s%.*s\n", indent, "", (int)cut, text);
+        text += cut;
+        text += strspn(text, " ");
+    }
+}
+
+/* The script a lecture.cuk line runs: the name in `run "NAME"`, into buf. */
+static int run_target(const char *line, char *buf, size_t cap)
+{
+    const char *p = line + strspn(line, " \t");
+    if (strncmp(p, "run", 3) || !strchr(" \t", p[3]))
+        return 0;
+    p = strchr(p, '"');
+    const char *end = p ? strchr(p + 1, '"') : NULL;
+    if (!end)
+        return 0;
+    snprintf(buf, cap, "%.*s", (int)(end - p - 1), p + 1);
+    return 1;
+}
+
+/* help lessons: lecture.cuk's description, then each script it runs. */
+static int list_lessons(void)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 64], line[1024], name[256], about[1024];
+    FILE *f;
+    if (scripts_folder(dir, sizeof dir) != 0)
+        return cuk_err("help lessons: the demo scripts are not beside cuk (scripts/, ../scripts/ or "
+                       "../share/cuk/scripts/ of the binary's folder)");
+    snprintf(path, sizeof path, "%s/lecture.cuk", dir);
+    if (!(f = fopen(path, "r")))
+        return cuk_err("help lessons: cannot read '%s'", path);
+    first_heading(dir, "lecture.cuk", about, sizeof about);
+    out_printf("the demo scripts, in %s:\n  lecture.cuk\n", dir);
+    wrapped(about, 6);
+    while (fgets(line, sizeof line, f))
+        if (run_target(line, name, sizeof name)) {
+            first_heading(dir, name, about, sizeof about);
+            out_printf("  %s\n", name);
+            wrapped(about, 6);
+        }
+    fclose(f);
+    out_printf("step through it:  cuk --step %s/lecture.cuk\n"
+               "rehearse it:      cuk --rehearse %s/lecture.cuk   (no GPU needed)\n"
+               "one lesson:       run \"%s/2-tiles.cuk\" step\n",
+               dir, dir, dir);
+    return 0;
+}
+
+void lessons_overview(void)
+{
+    out_printf("a lecture: `help lessons` lists the demo scripts, `help scripts` shows --step and --rehearse.\n");
+}
+
+int lessons_help(const char *topic)
+{
+    if (!strcmp(topic, "lessons") || !strcmp(topic, "lecture"))
+        return list_lessons() == 0 ? 1 : -1;
+    if (!strcmp(topic, "scripts") || !strcmp(topic, "step") || !strcmp(topic, "rehearse")) {
+        out_printf("%s", help_scripts);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,406 @@
+/* why.c - `why`: the last command's cost on this machine, explained (the
+ * work, the least traffic, the traffic its kernel asks for, the ceilings,
+ * the fraction of each reached, the verdict); after a bench, one line per
+ * mode. `roofline`: the modes run so far on a log-log roofline chart in
+ * ASCII that fits 80x24. The arithmetic is cost.h's. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/fmt.h"
+#include "base/out.h"
+#include "engine/lang/commands.h"
+#include "engine/session/cost.h"
+#include "engine/measure/tables.h"
+
+#define WHY_INDENT 13
+
+/* ---- why ---- */
+
+static const char *gbytes(char *b, size_t cap, double bytes)
+{
+    fmt_rate(b, cap, bytes, "B");
+    b[strlen(b) - 2] = '\0'; /* "9.03 GB", not per second */
+    return b;
+}
+
+static const char *gflop(char *b, size_t cap, double flops)
+{
+    fmt_rate(b, cap, flops, "FLOP");
+    b[strlen(b) - 2] = '\0';
+    return b;
+}
+
+static void line(int width, const char *label, const char *fmt, ...) CUK_PRINTF(3, 4);
+
+/* "  label      text", the text wrapped under itself. */
+static void line(int width, const char *label, const char *fmt, ...)
+{
+    char text[600], lead[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(lead, sizeof lead, "  %-*s", WHY_INDENT - 2, label);
+    tab_wrap(lead, text, width, WHY_INDENT);
+}
+
+static void why_traffic(const cost_report *r, int width)
+{
+    char a[32], b[32];
+    if (r->matmul) {
+        line(width, "work", "2*m*n*k = 2*%d*%d*%d = %s", r->m, r->n, r->k, gflop(a, sizeof a, r->flops));
+        line(width, "minimum", "4 B*(m*k + k*n + m*n) = %s read and written at the least",
+             gbytes(a, sizeof a, r->min_bytes));
+        if (r->reuse == 1)
+            line(width, "requested", "two floats loaded per multiply-add, and the result: 4 B*(2*m*n*k + m*n) = %s",
+                 gbytes(b, sizeof b, r->req_bytes));
+        else if (r->reuse > 1)
+            line(width, "requested",
+                 "two floats per multiply-add, each load reused %d times from the tile: "
+                 "4 B*(2*m*n*k/%d + m*n) = %s",
+                 r->reuse, r->reuse, gbytes(b, sizeof b, r->req_bytes));
+        else
+            line(width, "requested",
+                 "about the minimum (the library blocks the product in registers and shared "
+                 "memory): %s",
+                 gbytes(b, sizeof b, r->req_bytes));
+        line(width, "", "intensity %.3g FLOP/B as the kernel asks; %.3g FLOP/B at the minimum", r->flops / r->req_bytes,
+             r->flops / r->min_bytes);
+        if (r->onchip_bytes > 0)
+            line(width, "on chip", "every multiply-add reads two floats from %s: %s",
+                 r->reuse == 1 ? "L1 (global loads)" : "shared memory", gbytes(a, sizeof a, r->onchip_bytes));
+    } else {
+        line(width, "work", "%s", gflop(a, sizeof a, r->flops));
+        line(width, "minimum", "%s read and written; the kernel asks for the same (each element once)",
+             gbytes(a, sizeof a, r->min_bytes));
+        line(width, "", "intensity %.3g FLOP/B", r->min_bytes > 0 ? r->flops / r->min_bytes : 0);
+    }
+}
+
+/* "66.9 TFLOP/s", "4.80 TB/s" */
+static const char *rate(char *b, size_t cap, double per_s, const char *unit) { return fmt_rate(b, cap, per_s, unit); }
+
+static void why_ceilings(const cost_report *r, const cost_ceilings *ce, int width)
+{
+    const char *where = strcmp(r->where, "the GPU") ? r->where : ce->device_name;
+    char a[32], b[32], c[32], onchip[48] = "";
+    if (r->onchip_gbs > 0)
+        snprintf(onchip, sizeof onchip, ", %s on chip", rate(c, sizeof c, r->onchip_gbs * 1e9, "B"));
+    if (r->bw_gbs > 0)
+        line(width, "ceilings", "%s: %s, %s memory%s; ridge %.3g FLOP/B", where,
+             rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"), rate(b, sizeof b, r->bw_gbs * 1e9, "B"), onchip,
+             r->peak_gflops / r->bw_gbs);
+    else
+        line(width, "ceilings", "%s: %s; memory bandwidth not measured", where,
+             rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"));
+}
+
+static void why_reached(const cost_report *r, int width)
+{
+    char k[32], a[32], b[32], extra[160] = "";
+    if (r->onchip_bytes > 0 && r->onchip_gbs > 0)
+        snprintf(extra, sizeof extra, "; on chip %.0f%%", 100 * r->frac_onchip);
+    line(width, "reached", "kernel %s: %s = %.1f%% of compute; %s %s = %.0f%% of memory%s%s",
+         fmt_ms(k, sizeof k, r->ms), rate(a, sizeof a, r->flops / (r->ms * 1e-3), "FLOP"), 100 * r->frac_compute,
+         r->matmul ? "its loads ask for" : "memory traffic", rate(b, sizeof b, r->req_bytes / (r->ms * 1e-3), "B"),
+         100 * r->frac_memory, r->frac_memory > 1 ? " (more than memory gives: the caches serve most of them)" : "",
+         extra);
+    if (r->copy_bytes > 0) {
+        char t[32];
+        line(width, "copies", "%s between host and device in %s (%.3g GB/s)", gbytes(b, sizeof b, r->copy_bytes),
+             fmt_ms(t, sizeof t, r->copy_ms), r->copy_ms > 0 ? r->copy_bytes / (r->copy_ms * 1e6) : 0);
+    }
+}
+
+static void why_verdict(const cost_report *r, int width)
+{
+    char a[32], b[32], text[600];
+    double frac = r->bound == COST_COMPUTE  ? r->frac_compute
+                  : r->bound == COST_MEMORY ? r->frac_memory
+                                            : r->frac_onchip;
+    switch (r->bound) {
+    case COST_COPIES:
+        snprintf(text, sizeof text,
+                 "bound by copies: moving the operands took %s, the kernel %s. Keep them "
+                 "on the device: they stay there between commands.",
+                 fmt_ms(a, sizeof a, r->copy_ms), fmt_ms(b, sizeof b, r->ms));
+        break;
+    case COST_LAUNCH:
+        snprintf(text, sizeof text,
+                 "bound by launch latency: at the ceilings it would take %s; it took %s, "
+                 "the fixed cost of starting kernels. Give each launch more work.",
+                 fmt_ms(a, sizeof a, r->ideal_ms), fmt_ms(b, sizeof b, r->ms));
+        break;
+    case COST_ONCHIP:
+        snprintf(text, sizeof text,
+                 "bound by on-chip memory: the %dx%d tiles cut the loads from memory %d-fold, "
+                 "but each multiply-add still reads two floats from shared memory, at %.0f%% of its bandwidth. "
+                 "Register blocking (several outputs per thread) is the next rung.",
+                 r->reuse, r->reuse, r->reuse, 100 * frac);
+        break;
+    case COST_MEMORY:
+        if (r->matmul && r->reuse == 1)
+            snprintf(text, sizeof text,
+                     "bound by memory: its loads ask for 8 bytes per multiply-add (%.3g FLOP/B, "
+                     "below the ridge of %.3g), so the loads, not the arithmetic, set the pace. %s",
+                     r->flops / r->req_bytes, r->peak_gflops / r->bw_gbs,
+                     r->onchip_gbs > 0 ? "Shared-memory tiles reuse each load."
+                                       : "Blocking the loops for the cache reuses each "
+                                         "load, as blas does.");
+        else
+            snprintf(text, sizeof text,
+                     "bound by memory: it streams its data at %.0f%% of the bandwidth and "
+                     "does little arithmetic per byte.",
+                     100 * frac);
+        break;
+    case COST_COMPUTE:
+        snprintf(text, sizeof text,
+                 "bound by compute: it reaches %.0f%% of the FP32 peak and less of any "
+                 "bandwidth.%s",
+                 100 * frac,
+                 frac < 0.5 ? " The rest is latency: too few threads in flight to fill "
+                              "the machine at this size, or the tail of the last wave."
+                            : "");
+        break;
+    default: snprintf(text, sizeof text, "no verdict: the ceilings of %s are not known here.", r->where);
+    }
+    line(width, "verdict", "%s", text);
+}
+
+static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilings *ce, int width)
+{
+    cost_report r;
+    char k[32];
+    out_printf("why: %s  (mode %s%s)\n", c->text, op->mode->name, c->runs > 1 ? ", median of the runs" : "");
+    int timed = cost_explain(c, op, ce, &r) == 0;
+    line(width, "op", "%s %s on %s, kernel %s", op->op, op->shapes, r.where,
+         timed ? fmt_ms(k, sizeof k, r.ms) : "not timed");
+    why_traffic(&r, width);
+    why_ceilings(&r, ce, width);
+    if (!timed) {
+        line(width, "verdict",
+             "none: this command ran untimed. `time on` or the panel time every command, and "
+             "so does this session from now on: run it again, then `why`.");
+        return;
+    }
+    why_reached(&r, width);
+    why_verdict(&r, width);
+    if (isfinite(c->rel_err))
+        line(width, "error", "%.1e relative to float64, at a sample of the result (bench measured it)", c->rel_err);
+}
+
+/* One line per mode of a bench: its rate and verdict. */
+static void why_bench(int n, const cost_ceilings *ce, int width)
+{
+    out_printf("why: %s  (one line per mode, medians)\n", timing_history(0)->text);
+    for (int i = n - 1; i >= 0; i--) {
+        const timing_cmd *c = timing_history(i);
+        const timing_op *op = cost_main_op(c);
+        cost_report r;
+        char lead[32], text[300];
+        snprintf(lead, sizeof lead, "  %-8s", c->mode->name);
+        if (!op || cost_explain(c, op, ce, &r) != 0) {
+            tab_wrap(lead, "no kernel time", width, 10);
+            continue;
+        }
+        char onchip[32] = "";
+        if (r.frac_onchip > 0)
+            snprintf(onchip, sizeof onchip, ", %.0f%% on chip", 100 * r.frac_onchip);
+        char err[48] = "";
+        if (isfinite(c->rel_err))
+            snprintf(err, sizeof err, "; error %.1e against float64", c->rel_err);
+        snprintf(text, sizeof text, "%s: %.0f%% of compute, %.0f%% of memory%s; bound by %s%s", op->op,
+                 100 * r.frac_compute, 100 * r.frac_memory, onchip, cost_bound_name(r.bound), err);
+        tab_wrap(lead, text, width, 10);
+    }
+}
+
+/* How many of the newest records are one bench's summaries. */
+static int bench_records(void)
+{
+    const timing_cmd *c0 = timing_history(0);
+    int n = 0;
+    if (!c0 || c0->runs <= 1 || (strncmp(c0->text, "bench", 5) && strncmp(c0->text, "ladder", 6)))
+        return 0;
+    while (timing_history(n) && timing_history(n)->runs > 1 && !strcmp(timing_history(n)->text, c0->text))
+        n++;
+    return n;
+}
+
+int cmd_why(cuk_session *s, const stmt *st)
+{
+    const timing_cmd *c = timing_history(0);
+    cost_ceilings ce;
+    int width = session_columns(s), nb = bench_records();
+    if (!c) {
+        out_printf("why: no command has been timed yet\n");
+        return 0;
+    }
+    if (c->failed) {
+        out_printf("why: `%s` %s: nothing was measured\n", c->text,
+                   c->failed == TIMING_STOPPED ? "was stopped" : "failed");
+        return 0;
+    }
+    const timing_op *op = cost_main_op(c);
+    if (!op) {
+        out_printf("why: `%s` ran no operation (it only named a value)\n", c->text);
+        return 0;
+    }
+    cost_ceilings_get(&ce, 1);
+    if (nb > 1)
+        why_bench(nb, &ce, width);
+    else
+        why_full(c, op, &ce, width);
+    return 0;
+}
+
+/* ---- roofline ---- */
+
+#define ROOF_ROWS 14
+#define ROOF_XMIN -2.0 /* log10 FLOP/B */
+#define ROOF_XMAX 3.0
+#define ROOF_MAX_POINTS 6
+
+typedef struct {
+    const timing_cmd *c;
+    const timing_op *op;
+    double ai, gflops;
+    cost_report r;
+} roof_point;
+
+/* The newest record of each mode and operation that did arithmetic. */
+static int roof_points(const cost_ceilings *ce, roof_point *p)
+{
+    int n = 0;
+    for (int i = 0; timing_history(i) && n < ROOF_MAX_POINTS; i++) {
+        const timing_cmd *c = timing_history(i);
+        const timing_op *op = cost_main_op(c);
+        int seen = 0;
+        if (c->failed || !op || op->ms <= 0 || op->flops <= 0)
+            continue;
+        for (int k = 0; k < n; k++)
+            seen |= p[k].op->mode == op->mode && !strcmp(p[k].op->op, op->op);
+        if (seen || cost_explain(c, op, ce, &p[n].r) != 0)
+            continue;
+        p[n].c = c, p[n].op = op;
+        p[n].ai = p[n].r.flops / (p[n].r.req_bytes > 0 ? p[n].r.req_bytes : 1);
+        p[n].gflops = p[n].r.flops / (p[n].r.ms * 1e6);
+        n++;
+    }
+    return n;
+}
+
+typedef struct {
+    char cell[ROOF_ROWS][200];
+    int w;
+    double ytop; /* log10 GFLOP/s of the top row; 5 decades below it to the bottom */
+} roof_chart;
+
+static int roof_row(const roof_chart *ch, double gflops)
+{
+    double y = log10(gflops > 0 ? gflops : 1e-30);
+    int r = (int)lround((ch->ytop - y) / 5.0 * (ROOF_ROWS - 1));
+    return r < 0 ? 0 : r >= ROOF_ROWS ? ROOF_ROWS - 1 : r;
+}
+
+static double col_ai(const roof_chart *ch, int col)
+{
+    return pow(10, ROOF_XMIN + (ROOF_XMAX - ROOF_XMIN) * col / (ch->w - 1));
+}
+
+static int ai_col(const roof_chart *ch, double ai)
+{
+    int c = (int)lround((log10(ai) - ROOF_XMIN) / (ROOF_XMAX - ROOF_XMIN) * (ch->w - 1));
+    return c < 0 ? 0 : c >= ch->w ? ch->w - 1 : c;
+}
+
+/* A roof min(peak, ai * bw): the slope drawn with slope_ch, the flat top with flat_ch. */
+static void draw_roof(roof_chart *ch, double peak, double bw, char slope_ch, char flat_ch)
+{
+    if (peak <= 0 || bw <= 0)
+        return;
+    for (int c = 0; c < ch->w; c++) {
+        double ai = col_ai(ch, c), y = ai * bw < peak ? ai * bw : peak;
+        if (y < pow(10, ch->ytop - 5))
+            continue;
+        char *cell = &ch->cell[roof_row(ch, y)][c];
+        if (*cell == ' ')
+            *cell = ai * bw < peak ? slope_ch : flat_ch;
+    }
+}
+
+static void roof_axes(const roof_chart *ch)
+{
+    for (int r = 0; r < ROOF_ROWS; r++) {
+        double y = ch->ytop - 5.0 * r / (ROOF_ROWS - 1);
+        char lab[16] = "";
+        if (r == 0 || r == ROOF_ROWS - 1 || r == (ROOF_ROWS - 1) / 2)
+            snprintf(lab, sizeof lab, "%.0e", pow(10, y));
+        out_printf("%7s |%s\n", lab, ch->cell[r]);
+    }
+    out_printf("%7s +", "");
+    for (int c = 0; c < ch->w; c++)
+        out_printf("%c", c % ((ch->w - 1) / 5) == 0 ? '+' : '-');
+    out_printf("\n%9s", "");
+    for (int d = 0; d <= 5; d++) {
+        char lab[16];
+        snprintf(lab, sizeof lab, "%g", pow(10, ROOF_XMIN + d));
+        int at = d * ((ch->w - 1) / 5), next = (d + 1) * ((ch->w - 1) / 5);
+        out_printf("%-*s", d < 5 ? next - at : 0, lab);
+    }
+    out_printf("  FLOP/B\n");
+}
+
+int cmd_roofline(cuk_session *s, const stmt *st)
+{
+    cost_ceilings ce;
+    roof_point p[ROOF_MAX_POINTS];
+    roof_chart ch;
+    int width = session_columns(s);
+    cost_ceilings_get(&ce, 1);
+    int n = roof_points(&ce, p);
+    if (n == 0) {
+        out_printf("roofline: nothing timed yet (run a product or a sum in some modes first)\n");
+        return 0;
+    }
+    double top = ce.device ? ce.dev_gflops : ce.host_gflops;
+    for (int i = 0; i < n; i++)
+        top = p[i].gflops > top ? p[i].gflops : top;
+    memset(&ch, 0, sizeof ch);
+    ch.w = width - 22 < 40 ? 40 : width - 22 > 150 ? 150 : width - 22;
+    ch.w = (ch.w - 1) / 5 * 5 + 1; /* whole decades */
+    ch.ytop = ceil(log10(top * 1.2));
+    for (int r = 0; r < ROOF_ROWS; r++)
+        memset(ch.cell[r], ' ', (size_t)ch.w);
+    if (ce.device) {
+        draw_roof(&ch, ce.dev_gflops, ce.dev_onchip_gbs, ':', '=');
+        draw_roof(&ch, ce.dev_gflops, ce.dev_gbs, '/', '=');
+    }
+    draw_roof(&ch, ce.host_gflops, ce.host_gbs, '.', '-');
+    draw_roof(&ch, ce.host_core_gflops, ce.host_gbs, '.', '-');
+    for (int i = 0; i < n; i++) { /* a point on another moves right until it is seen */
+        char *row = ch.cell[roof_row(&ch, p[i].gflops)];
+        int c = ai_col(&ch, p[i].ai);
+        while (c < ch.w - 1 && row[c] >= '1' && row[c] <= '9')
+            c++;
+        row[c] = (char)('1' + i);
+    }
+    out_printf("roofline: GFLOP/s against FLOP per byte the kernel asks for (both log)\n");
+    roof_axes(&ch);
+    if (ce.device)
+        out_printf("  / = %.32s: %.3g TB/s to %.3g TFLOP/s; : on chip %.3g TB/s\n", ce.device_name, ce.dev_gbs / 1e3,
+                   ce.dev_gflops / 1e3, ce.dev_onchip_gbs / 1e3);
+    out_printf("  . - host: %.3g GB/s to %.4g GFLOP/s (one core), %.4g (all %d)\n", ce.host_gbs, ce.host_core_gflops,
+               ce.host_gflops, ce.host_cores);
+    for (int i = 0; i < n; i++) {
+        char rate[32];
+        fmt_rate(rate, sizeof rate, p[i].gflops * 1e9, "FLOP");
+        out_printf("  %d %-6.6s %-6.6s %-21.21s %5.3g FLOP/B %11s %s\n", i + 1, p[i].op->mode->name, p[i].op->op,
+                   p[i].op->shapes, p[i].ai, rate, cost_bound_name(p[i].r.bound));
+    }
+    return 0;
+}
