@@ -122,7 +122,7 @@ endif
 GPU_TEST  := $(BUILD)/tests/gpu_test
 
 # The fuzz targets (fuzz/), and for `make test` a replay of each one's
-# regressions and seeds through the same target built with $(CC).
+# regressions and starting corpus through the same target built with $(CC).
 FUZZ_TARGETS   := session npy csv
 FUZZ_SRC_session := fuzz/fuzz_session.c
 FUZZ_SRC_npy   := fuzz/fuzz_file.c
@@ -200,7 +200,7 @@ $(FUZZ_ENGINE): $(CORE_OBJ)
 $(FUZZ_REPLAY): $(BUILD)/tests/test_fuzz_replay_%: tests/fuzz/replay.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_DEF_$*) -DFUZZ_TARGET='"$*"' \
-	    -DREPLAY_DIRS='"tests/fuzz/regressions/$*:fuzz/seeds/$*"' $(LDFLAGS) -o $@ \
+	    -DREPLAY_DIRS='"tests/fuzz/regressions/$*:fuzz/corpus/$*"' $(LDFLAGS) -o $@ \
 	    tests/fuzz/replay.c $(FUZZ_SRC_$*) fuzz/harness.c $(FUZZ_ENGINE) $(LDLIBS)
 
 $(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(FUZZ_DEPS)
@@ -251,8 +251,8 @@ asan:
 	    $(MAKE) BUILD=$(ASAN_BUILD) WITH_CUDA=0 CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" test
 
 # libFuzzer over whole sessions and over .npy/.csv loading, with clang's
-# AddressSanitizer and UBSan, SECONDS per target (fuzz/run.sh: seeds from
-# the tests, dictionaries, what it found). A CPU-only build of its own, in
+# AddressSanitizer and UBSan, SECONDS per target (fuzz/run.sh: a corpus
+# from the tests, dictionaries, what it found). A CPU-only build of its own, in
 # build-fuzz/; an input that crashed goes to tests/fuzz/regressions/TARGET/,
 # which `make test` replays.
 FUZZ_BUILD := build-fuzz

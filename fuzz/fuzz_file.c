@@ -4,7 +4,7 @@
  * saved and loaded again, and must come back the same (.csv is written
  * with 9 digits, which give every float32 back).
  *
- *   make fuzz SECONDS=60      (fuzz/run.sh: every target, seeds, dictionary) */
+ *   make fuzz SECONDS=60      (fuzz/run.sh: every target, corpus, dictionary) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,10 @@
  * input starts with the line "#!repl", as REPL lines: each line run when it
  * arrives, an open bracket waiting for the next line, errors not stopping
  * the session (repl.c's run_line). Files live in the sandbox
- * (fuzz/harness.c); seeds are the golden scripts and bad-input lines.
+ * (fuzz/harness.c); its corpus starts from the golden scripts and the
+ * bad-input lines.
  *
- *   make fuzz SECONDS=60      (fuzz/run.sh: every target, seeds, dictionary) */
+ *   make fuzz SECONDS=60      (fuzz/run.sh: every target, corpus, dictionary) */
 #include <string.h>
 
 #include "engine/run/run.h"

@@ -2,8 +2,8 @@
 # fuzz/run.sh BUILD SECONDS TARGET... - run each libFuzzer target built in
 # BUILD/fuzz/ for SECONDS (`make fuzz SECONDS=N` builds them and calls this).
 #
-# Each target grows its corpus in BUILD/corpus/TARGET/ from its seeds:
-# fuzz/seeds/TARGET/ and the inputs that once crashed it
+# Each target grows its corpus in BUILD/corpus/TARGET/ from the starting
+# corpus: fuzz/corpus/TARGET/ and the inputs that once crashed it
 # (tests/fuzz/regressions/TARGET/); the session target also takes every
 # golden script, every line of tests/bad_inputs.txt and the scripts/, each
 # as a script and as REPL lines. A crash, leak, timeout or out-of-memory
@@ -17,9 +17,9 @@ cd "$(dirname "$0")/.." || exit 1
 build=$(cd "$1" && pwd) seconds=$2 src=$(pwd)
 shift 2
 
-# Seeds for fuzz_session made from the tests, in BUILD/seeds/session/.
-session_seeds() {
-    local dir=$build/seeds/session i=0 f line
+# Inputs for fuzz_session made from the tests, in BUILD/from-tests/session/.
+session_inputs() {
+    local dir=$build/from-tests/session i=0 f line
     rm -rf "$dir" && mkdir -p "$dir"
     for f in tests/golden/*.cuk scripts/*.cuk; do
         [ -f "$f" ] || continue
@@ -40,14 +40,14 @@ found=0 summary=()
 for t in "$@"; do
     corpus=$build/corpus/$t artifacts=$build/artifacts/$t/ log=$build/fuzz-$t.log
     mkdir -p "$corpus" "$artifacts" "tests/fuzz/regressions/$t"
-    seeds=("$src/fuzz/seeds/$t" "$src/tests/fuzz/regressions/$t")
-    [ "$t" = session ] && seeds+=("$(session_seeds)")
+    start=("$src/fuzz/corpus/$t" "$src/tests/fuzz/regressions/$t")
+    [ "$t" = session ] && start+=("$(session_inputs)")
     before=$(ls "$artifacts" | wc -l)
     echo "== fuzz_$t for ${seconds}s (log: $log)"
     OPENBLAS_NUM_THREADS=1 \
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$build/fuzz/fuzz_$t" "$corpus" "${seeds[@]}" -dict="$(dict_of "$t")" -max_len=65536 \
+        "$build/fuzz/fuzz_$t" "$corpus" "${start[@]}" -dict="$(dict_of "$t")" -max_len=65536 \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -artifact_prefix="$artifacts" \
         -print_final_stats=1 >"$log" 2>&1
     rc=$?

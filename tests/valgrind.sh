@@ -2,7 +2,7 @@
 # valgrind.sh - `make valgrind`: Valgrind's memcheck over every golden
 # script (run as golden.sh runs them, in a scratch copy of the folder; their
 # output is golden.sh's business) and over the replay of the fuzz
-# regressions and seeds. A case passes when memcheck reports no
+# regressions and the starting corpus. A case passes when memcheck reports no
 # error and no leak that cuk could free ("definitely" or "indirectly" lost;
 # what readline and ncurses keep until exit is "still reachable"). Prints
 # each run's ERROR SUMMARY line.

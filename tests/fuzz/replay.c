@@ -1,7 +1,7 @@
 /* replay.c - `make test` runs every input that ever crashed a fuzz target
- * (tests/fuzz/regressions/TARGET/) and the target's seeds through the same
- * target, built with the normal compiler and objects and linked with the
- * same sandbox (fuzz/harness.c). One PASS line per file; a crash is the
+ * (tests/fuzz/regressions/TARGET/) and the target's starting corpus
+ * (fuzz/corpus/TARGET/) through the same target, built with the normal
+ * compiler and objects and linked with the same sandbox (fuzz/harness.c). One PASS line per file; a crash is the
  * test program's failure. FUZZ_TARGET and REPLAY_DIRS (folders separated by
  * ':', relative to the source tree) come from the Makefile. */
 #include <dirent.h>
