@@ -54,7 +54,7 @@ template <int T> static __global__ void matmul_tiled(float *c, const float *a, c
 }
 
 /* The same with a's tile stored transposed in shared memory (`set atile
- * transposed`), as the seed's third version did: thread (tx, ty) still reads
+ * transposed`), as the classic lectures' third version did: thread (tx, ty) still reads
  * a[i][p0 + tx] (coalesced) but stores it at at[tx][ty], so that the inner
  * loop indexes both tiles by q first (at[q][ty], bs[q][tx]). That gains
  * nothing (as[ty][q] was already a broadcast) and costs the store: a warp's
@@ -62,8 +62,8 @@ template <int T> static __global__ void matmul_tiled(float *c, const float *a, c
  * same few of the 32 banks, and are served one after another: a 2-way
  * conflict at T = 8, 8-way at 16 (the stride of 16 floats of the lesson),
  * 32-way at 32. It is one shared-memory access in 2T + 2 per step, so the
- * cost may not show: the seed timed this version at 135 ms against 147 ms
- * for plain tiles, both slower than its naive kernel (103 ms). Measure,
+ * cost may not show: the classic lectures timed this version at 135 ms against 147 ms
+ * for plain tiles, both slower than their naive kernel (103 ms). Measure,
  * don't assume. */
 template <int T> static __global__ void matmul_tiled_at(float *c, const float *a, const float *b, int m, int n, int k)
 {

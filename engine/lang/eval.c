@@ -285,7 +285,8 @@ static cuk_matrix *fn_dot(cuk_session *s, const ast *call, const builtin *b, cal
 /* arange(n): the row 0, 1, ..., n-1, as NumPy's arange(n); float32, so
  * whole numbers past 2^24 round as NumPy's float32 arange rounds them. It
  * is made on the host, as a literal is: a GPU mode copies it on first use,
- * as the seed programs filled a[i] = i on the host and copied it over. */
+ * as the classic lectures' programs filled a[i] = i on the host and copied
+ * it over. */
 static cuk_matrix *fn_arange(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
     const cuk_matrix *arg = a->m[0];

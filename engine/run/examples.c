@@ -12,7 +12,7 @@ static const struct {
     /* functions */
     {"abs", "d = abs(rand(3) - rand(3))      # how far apart, element by element"},
     {"arange", "a = arange(5)                   # 0 1 2 3 4\n"
-               "b = 2 * arange(33 * 1024)       # the seed's b[i] = 2i"},
+               "b = 2 * arange(33 * 1024)       # the classic b[i] = 2i"},
     {"dot", "x = rand(1, 1000); y = ones(1, 1000);\n"
             "d = dot(x, y)                   # the same as sum(x)"},
     {"exp", "E = exp(zeros(2))               # all ones"},

@@ -95,7 +95,7 @@ static void random_numbers(void)
 static void discard(void *ud, out_channel ch, const char *s, size_t n) {}
 static void no_flush(void *ud) {}
 
-/* The seed's check of its dot product: a[i] = i, b[i] = 2i give
+/* The classic lectures' check of their dot product: a[i] = i, b[i] = 2i give
  * 2 * (N-1) N (2N-1) / 6, at N = 33 x 1024; and arange's edges. */
 static void arange_closed_form(void)
 {
