@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# gpu-check.sh - everything that needs a GPU, in one go, for the lent GPU
-# machine (see README.md): build, the GPU tests, compute-sanitizer memcheck
-# and racecheck over them, the ratios of `make bench` and the benchmarks.
-# Logs go to $OUT (the device tool's folder) or ./gpu-check-logs. BUILD names
-# the build folder (default build): one built elsewhere and carried runs
-# as it is, without the build step.
+# gpu-check.sh - everything that needs a GPU, in one go, on a GPU machine
+# (docs/building-and-testing.md): build, the GPU tests, compute-sanitizer
+# memcheck and racecheck over them, the ratios of `make bench` and the
+# benchmarks.
+# Logs go to $OUT, if set, or ./gpu-check-logs. BUILD names the build
+# folder (default build); with steps that leave out `build`, one built on
+# another machine and copied here runs as it is.
 #
 #   bench/gpu-check.sh [build] [tests] [sanitize] [perf] [bench] [all]   (default: all)
 set -u

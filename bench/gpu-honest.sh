@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gpu-honest.sh - issue #8 ("honest numbers") measured on a GPU machine: every
-# figure its "Done when" list asks for, printed to stdout. It builds nothing:
+# gpu-honest.sh - the figures that show whether cuk's measurements can be
+# trusted, measured on a GPU machine and printed to stdout. It builds nothing:
 #
 #   bench/gpu-honest.sh [path/to/cuk]     (default build/cuk; python3 needed)
 #
@@ -15,9 +15,9 @@
 #   4. save bench in .json/.csv/.md and `cuk --json`, read back by Python;
 #      `record` keeping what was shown;
 #   5. if tests/gpu_test sits beside the binary (make test builds it): its
-#      structural cases for this issue (set-up outside the first product's
+#      structural cases for timing (set-up outside the first product's
 #      times, bench's end-to-end copies), with --quick.
-# The machine is shared: every comparison here is within this one run.
+# The machine may be shared: every comparison here is within this one run.
 set -u
 cuk=${1:-build/cuk}
 if [ ! -x "$cuk" ]; then
@@ -72,10 +72,10 @@ for r in t["rows"]:
     e, k = r["e2e_ms"], r["kernel_ms"]
     x, xk = r["x_cpu_e2e"], r["x_cpu"]
     fmt = lambda q: "~1x (noise)" if q["noise"] else (f"{q['ratio']:.1f}x" if q["ratio"] else "-")
-    seed = f"   lecture: {lecture[r['mode']]}x" if r["mode"] in lecture else ""
+    classic = f"   lecture: {lecture[r['mode']]}x" if r["mode"] in lecture else ""
     print(f"    {r['mode']:7s} e2e {e['median']:9.3f} ms [{e['min']:.3f}-{e['max']:.3f}] ({e['runs']} runs), "
           f"cpu/{r['mode']} e2e {fmt(x):>11s}, kernel {k['median']:.4f} ms ({k['runs']} runs), "
-          f"cpu/{r['mode']} kernel {fmt(xk)}{seed}")
+          f"cpu/{r['mode']} kernel {fmt(xk)}{classic}")
     if r["h2d_bytes"]:
         print(f"            copies per run: {r['h2d_bytes']/1e6:.1f} MB in {r['h2d_ms']:.2f} ms, "
               f"{r['d2h_bytes']/1e6:.1f} MB out in {r['d2h_ms']:.2f} ms")

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# lecture.sh - the lecture's demo scripts on the GPU machine: each lesson in
+# lecture.sh - the lecture's demo scripts on a GPU machine: each lesson in
 # scripts/ run on its own as a plain script (stopping at the first error;
 # --echo: each statement shown before its output),
 # timed against the one-minute limit each must keep, its transcript kept in
-# $OUT (the device tool's folder) or ./lecture-logs. The lines each lesson's
-# lead should look at are in README.md, "Using cuk in a lecture".
+# $OUT, if set, or ./lecture-logs. What each lesson shows is in
+# docs/lectures.md.
 #
 #   bench/lecture.sh [CUK]     (default ./cuk; build it first: make)
 set -u

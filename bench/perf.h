@@ -58,13 +58,13 @@ static inline int perf_sets(size_t bytes)
  * launches are queued: the marks time the device's work and not the host's
  * time to launch it, as the engine's timing does. From an idle device the
  * first mark fires at once and the pair takes in the launch call's host
- * work as well: cuBLAS's 10-20 us a call on the H100 machine against fast's
+ * work as well: cuBLAS's 10-20 us a call on an H100 against fast's
  * ~3 (at 1037x1055x1031 cuBLAS's kernel runs 70.7 us in Nsight Compute,
  * 72.8 behind a hold and 80-94 without), and at 4096^3 its kernel ran 4%
  * slower from an idle device (2.78 ms against 2.67, Nsight Compute's
  * figure; fast's 3.06 both ways): the pairs made fast look 4-10% better
  * than its kernels are. Fixed holds of 50 us and more gave the same
- * medians, 20 us not quite at 4096^3 (kernels/PERF.md, session 32); the
+ * medians, 20 us not quite at 4096^3 (kernels/PERF.md); the
  * gate holds as long as the host takes, up to this. 0 times from an idle
  * device; a bench whose work spans devices sets 0 (the gate is on the
  * engine's one stream, and another device's work would start before the

@@ -2,8 +2,8 @@
 # perf.sh - `make bench`: every benchmark program (build/bench/perf_*), each
 # measuring cuk against its reference in one process, then the table of
 # ratios they printed ("ratio NAME VALUE target ..."), last, so that the end
-# of the output is the summary. Logs go to $OUT (the device tool's folder)
-# or ./bench-logs. Needs a GPU for everything but the host benchmarks.
+# of the output is the summary. Logs go to $OUT, if set, or ./bench-logs.
+# Needs a GPU for everything but the host benchmarks.
 set -u
 # NCCL (mode multi) never with NVLink multicast: on a shared host it can
 # take every GPU out of service. cuk sets it too; this covers what it runs.

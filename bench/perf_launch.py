@@ -1,4 +1,4 @@
-"""perf_launch.py - the launch floor (issue 10, Done-when 3): a piped script
+"""perf_launch.py - the launch floor: a piped script
 of 100,000 lines `C = A @ B;` at 64x64 in mode cublas, then a printed
 sum(C), against PyTorch's `x @ y` 100,000 times without synchronising (one
 synchronise at the end), in the same run. cuk's cost per line is the whole

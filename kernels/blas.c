@@ -58,7 +58,7 @@ static struct {
 /* --- whose threads ------------------------------------------------------------
  * A product under BLOCKS_MAX_FLOPS runs as blocks of c, one single-threaded
  * BLAS call each, on cuk's host threads (host_threads.h), not on the
- * library's: on the GPU machine's 16 cores, against NumPy's OpenBLAS 0.3.34
+ * library's: on a 16-core host, against NumPy's OpenBLAS 0.3.34
  * in the same run, 1037x1055x1031 went from 0.88-0.91 of NumPy's rate on
  * OpenBLAS 0.3.26's own threads to 0.95-0.96 in 16 blocks, while 4096^3
  * went from 1.00-1.05 to 0.96-0.99 (kernels/PERF.md, ## blas): there the

@@ -88,7 +88,7 @@ int timing_op_begin(const cuk_backend *be)
      * op's launches are queued: the mark fires when they are all there,
      * and the op's time is the device's. From an idle device the mark
      * fired at once and the time took in the launch calls' host work:
-     * 10-20 us for a cuBLAS call (PERF.md, ## fast, session 32). Not for a
+     * 10-20 us for a cuBLAS call (kernels/PERF.md). Not for a
      * mode that spreads an op over GPUs: its marks are on GPU 0's stream
      * alone, and its ops wait on the others. */
     if (T.gate && !be->spread && gpu_gate_close(TIMING_GATE_US) != 0)
