@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu.sh - the GPU benchmarks, each against a reference measured in
 # the same run: the matrix-product ladder (naive, tiled, cublas against the
-# cpu and blas modes and anchors.md), the cost of one command against
+# cpu and blas modes and reference figures from an H200), the cost of one command against
 # PyTorch and CuPy doing the same product, and the reductions.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -12,11 +12,11 @@ trap 'rm -rf "$tmp"' EXIT
 echo "== the device, a timed command, residency, and the kernels a mode launched"
 "$cuk" -e 'info; mode tiled; seed 1; A = rand(1037, 1055); B = rand(1055, 1031); time on; C = A @ B; s = sum(C), time off; mode cpu; D = A * 2; who; mode tiled; kernels'
 
-echo "== the product ladder at 1037x1055x1031 (anchors.md, H200: naive 0.389 ms, tiled 0.301 ms, cuBLAS 0.079 ms)"
+echo "== the product ladder at 1037x1055x1031 (reference, H200: naive 0.389 ms, tiled 0.301 ms, cuBLAS 0.079 ms)"
 "$cuk" -e 'seed 1; A = rand(1037, 1055); B = rand(1055, 1031); bench A @ B'
 
 for n in 2048 4096; do
-    echo "== ${n}^3 (anchors.md GFLOP/s at 2048: naive 5,470, tiled 8,144, cuBLAS 49,573; at 4096: 5,346, 8,108, 51,102)"
+    echo "== ${n}^3 (reference GFLOP/s on an H200 at 2048: naive 5,470, tiled 8,144, cuBLAS 49,573; at 4096: 5,346, 8,108, 51,102)"
     for mode in naive tiled cublas; do
         printf '  %-7s ' "$mode"
         "$cuk" -e "mode $mode; seed 1; A = rand($n, $n); B = rand($n, $n); timeit 20 C = A @ B"
@@ -73,5 +73,5 @@ for k in refs:
     print(f"  {k}: {best[k]:.2f} µs per call; cuk / {k} = {best['cuk'] / best[k]:.2f}")
 PY
 
-echo "== reductions over 2^28 floats (anchors.md: cublasSdot 4,246 GB/s; copy 4,269 GB/s)"
+echo "== reductions over 2^28 floats (reference, H200: cublasSdot 4,246 GB/s; copy 4,269 GB/s)"
 "$cuk" -e 'seed 2; x = rand(1, 268435456); bench sum(x); bench dot(x, x)'
