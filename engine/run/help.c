@@ -1,4 +1,4 @@
-/* help.c - `help` and `help TOPIC`: the same ground as README.md, in short. */
+/* help.c - `help` and `help TOPIC`: the same ground as README.md and docs/, in short. */
 #include <stdio.h>
 #include <string.h>
 
