@@ -53,6 +53,7 @@ for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 run layers python3 tests/layers.py "$BUILD"
+run docs python3 tests/docs.py
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
 run deep tests/deep.sh
