@@ -137,7 +137,7 @@ PY
 gpu_test=$(dirname "$cuk")/tests/gpu_test
 echo
 if [ -x "$gpu_test" ]; then
-    echo "== 5. $gpu_test --quick: the cases of this issue, and the summary"
+    echo "== 5. $gpu_test --quick: the timing cases, and the summary"
     "$gpu_test" --quick >gpu_test.txt 2>&1
     echo "  exit status $?"
     grep -E 'first_product_warmed|bench_end_to_end|^FAIL' gpu_test.txt | sed 's/^/  /'

@@ -4,7 +4,7 @@
 #include "base/out.h"
 #include "engine/values/timing.h"
 
-#define ETA_DEFAULT_GFLOPS 1.0 /* below the loop's 1-2.4 GFLOP/s on the machines we know */
+#define ETA_DEFAULT_GFLOPS 1.0 /* below the loop's 1-2.4 GFLOP/s on the machines measured */
 #define ETA_MIN_LEARN_MS 50.0  /* shorter runs fit the caches and flatter the rate */
 
 static struct {

@@ -1116,7 +1116,7 @@ static int run_pair(const char *src, const char *x, const char *y, cuk_matrix **
     return *mx && *my && mat_host(*mx) && mat_host(*my) ? 0 : -1;
 }
 
-/* The issue's bar: tf32x3's error at most twice cuBLAS FP32's on the same
+/* The bar tf32x3 must clear: its error at most twice cuBLAS FP32's on the same
  * inputs, here all positive (rand: [0, 1)), where any bias in the
  * accumulation adds up over k instead of cancelling. */
 static void tf32x3_error_vs_fp32(void)

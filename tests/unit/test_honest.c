@@ -391,7 +391,7 @@ static void ladder_fits(void)
 }
 
 /* `why` and `roofline` through the command, on records of GPU products and
- * sums filed by hand and a made-up H200: the verdicts a GPU engineer gives. */
+ * sums filed by hand and a made-up H200: the verdicts a GPU programmer would give. */
 static void file_record(const char *text, timing_op op)
 {
     timing_cmd c;
