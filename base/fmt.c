@@ -33,16 +33,23 @@ const char *fmt_ms(char *buf, size_t cap, double ms)
     return buf;
 }
 
-const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit)
+const char *fmt_si(char *buf, size_t cap, double v, const char *unit)
 {
     static const char *pre[] = {"", "K", "M", "G", "T", "P"};
     int p = 0;
-    while (per_s >= 1000 && p < 5) {
-        per_s /= 1000;
+    while (v >= 1000 && p < 5) {
+        v /= 1000;
         p++;
     }
-    snprintf(buf, cap, "%.*f %s%s/s", per_s < 10 ? 2 : per_s < 100 ? 1 : 0, per_s, pre[p], unit);
+    snprintf(buf, cap, "%.*f %s%s", v < 10 ? 2 : v < 100 ? 1 : 0, v, pre[p], unit);
     return buf;
+}
+
+const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit)
+{
+    char u[32];
+    snprintf(u, sizeof u, "%s/s", unit);
+    return fmt_si(buf, cap, per_s, u);
 }
 
 const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols)

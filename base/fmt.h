@@ -13,6 +13,8 @@ extern "C" {
 const char *fmt_bytes(char *buf, size_t cap, double bytes);
 /* "85.7 µs", "3.160 ms", "1.05 s"; "-" when ms < 0 (unknown). */
 const char *fmt_ms(char *buf, size_t cap, double ms);
+/* An amount with an SI prefix: fmt_si(b, n, 1.72e10, "FLOP") is "17.2 GFLOP". */
+const char *fmt_si(char *buf, size_t cap, double v, const char *unit);
 /* A rate with an SI prefix: fmt_rate(b, n, 7.5e12, "FLOP") is "7.50 TFLOP/s". */
 const char *fmt_rate(char *buf, size_t cap, double per_s, const char *unit);
 /* A number as the user typed it: whole numbers below 2^53 in full

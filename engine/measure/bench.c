@@ -125,8 +125,7 @@ static void bench_heading(const result_table *t, int width)
     for (int i = 0; i < t->nrows; i++)
         if (t->rows[i].kernel.runs) {
             const result_row *r = &t->rows[i];
-            fmt_rate(fl, sizeof fl, r->flops, "FLOP");
-            fl[strlen(fl) - 2] = '\0'; /* "2.26 GFLOP", not per second */
+            fmt_si(fl, sizeof fl, r->flops, "FLOP"); /* "2.26 GFLOP" */
             fmt_bytes(by, sizeof by, r->bytes);
             snprintf(what, sizeof what, "%s%s%s, %s to move at the least", r->shapes, r->shapes[0] ? ": " : "", fl, by);
             break;

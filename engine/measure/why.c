@@ -20,19 +20,9 @@
 
 /* ---- why ---- */
 
-static const char *gbytes(char *b, size_t cap, double bytes)
-{
-    fmt_rate(b, cap, bytes, "B");
-    b[strlen(b) - 2] = '\0'; /* "9.03 GB", not per second */
-    return b;
-}
+static const char *gbytes(char *b, size_t cap, double bytes) { return fmt_si(b, cap, bytes, "B"); }
 
-static const char *gflop(char *b, size_t cap, double flops)
-{
-    fmt_rate(b, cap, flops, "FLOP");
-    b[strlen(b) - 2] = '\0';
-    return b;
-}
+static const char *gflop(char *b, size_t cap, double flops) { return fmt_si(b, cap, flops, "FLOP"); }
 
 static void line(int width, const char *label, const char *fmt, ...) CUK_PRINTF(3, 4);
 

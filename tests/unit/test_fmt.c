@@ -1,5 +1,6 @@
 /* test_fmt.c - the formatters that messages use for what the user typed:
- * numbers in full (fmt_number) and counts with their noun (fmt_count). */
+ * numbers in full (fmt_number), counts with their noun (fmt_count), and
+ * amounts and rates with an SI prefix (fmt_si, fmt_rate). */
 #include <math.h>
 #include <string.h>
 
@@ -52,9 +53,22 @@ static void counts(void)
     CHECK(!strcmp(fmt_count(buf, sizeof buf, -1, "row"), "-1 rows"));
 }
 
+/* Three significant digits under the largest prefix that leaves the
+ * figure at 1 or more; a rate is the same amount per second. */
+static void prefixed(void)
+{
+    char buf[40];
+    CHECKF(!strcmp(fmt_si(buf, sizeof buf, 1.72e10, "FLOP"), "17.2 GFLOP"), "got '%s'", buf);
+    CHECKF(!strcmp(fmt_si(buf, sizeof buf, 512, "B"), "512 B"), "got '%s'", buf);
+    CHECKF(!strcmp(fmt_si(buf, sizeof buf, 2147483648.0, "B"), "2.15 GB"), "got '%s'", buf);
+    CHECKF(!strcmp(fmt_si(buf, sizeof buf, 999.0, "B"), "999 B"), "got '%s'", buf);
+    CHECKF(!strcmp(fmt_rate(buf, sizeof buf, 7.5e12, "FLOP"), "7.50 TFLOP/s"), "got '%s'", buf);
+}
+
 int main(void)
 {
     RUN(numbers);
     RUN(counts);
+    RUN(prefixed);
     return check_exit();
 }
