@@ -62,20 +62,8 @@ static struct {
     char why[400];
 } loader;
 
-/* dlopen by file name: the loader's search path, then cuk's run path (the
- * toolkit's lib64 at build time). NULL with loader.why set. */
-static void *open_library(const char *file)
-{
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *err = dlerror(); /* "libcublas.so.13: cannot open ...": say the name once */
-        size_t len = strlen(file);
-        if (err && !strncmp(err, file, len) && err[len] == ':')
-            err += len + 1 + (err[len + 1] == ' ');
-        snprintf(loader.why, sizeof loader.why, "cannot load %s: %s", file, err ? err : "unknown error");
-    }
-    return h;
-}
+/* dlopen by file name (gpu_dlopen); NULL with loader.why set. */
+static void *open_library(const char *file) { return gpu_dlopen(file, loader.why, sizeof loader.why); }
 
 /* Symbol name of library h into *slot; -1 with loader.why set if missing. */
 static int find_symbol(void *h, const char *file, const char *name, void **slot)

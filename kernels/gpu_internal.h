@@ -47,6 +47,10 @@ int gpu_spread_gpus(void);
  * with cudaGetLastError: 0, or -1 with the error set. */
 int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size_t smem, const char *file,
                  int line);
+/* dlopen a library by file name: the loader's search path, then cuk's run
+ * path (the toolkit's lib64 at build time). NULL with *why = "cannot load
+ * FILE: REASON" (cuBLAS, CUPTI). */
+void *gpu_dlopen(const char *file, char *why, size_t cap);
 /* Count a library call (cuBLAS) that launches kernels we cannot name. */
 void gpu_count_call(const char *name);
 

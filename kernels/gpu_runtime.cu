@@ -3,6 +3,7 @@
  * kernel launch; plus the error and launch helpers of gpu_internal.h. */
 #include "kernels/gpu_internal.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,19 @@ extern "C" int gpu_cublas_fail(cublasStatus_t st, const char *call, const char *
     /* cuBLAS reports a dead context as a failed execution: ask the runtime. */
     cudaError_t err = cudaStreamQuery(gpu.stream);
     return report(is_sticky(err == cudaErrorNotReady ? cudaSuccess : err), msg);
+}
+
+extern "C" void *gpu_dlopen(const char *file, char *why, size_t cap)
+{
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *err = dlerror(); /* "libcublas.so.13: cannot open ...": say the name once */
+        size_t len = strlen(file);
+        if (err && !strncmp(err, file, len) && err[len] == ':')
+            err += len + 1 + (err[len + 1] == ' ');
+        snprintf(why, cap, "cannot load %s: %s", file, err ? err : "unknown error");
+    }
+    return h;
 }
 
 /* --- launch records (the `kernels` command) ---------------------------------- */
