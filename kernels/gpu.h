@@ -92,6 +92,82 @@ typedef struct {
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap);
 
 
+/* --- hardware counters (gpu_counters.cu): `count` ---------------------------
+ * CUPTI's range profiler, opened with dlopen the first time counters are
+ * asked for, reads the counters Nsight Compute reads, kernel by kernel:
+ * each kernel launched while counting is replayed until every counter has
+ * been read (its memory put back between the runs), so its results are
+ * those of one run and its times are not. Nothing here costs anything
+ * while nothing counts: the launches test one flag. */
+
+/* Why counters cannot be read, if they cannot (the engine words it). */
+typedef enum {
+    GPU_COUNTERS_OK,
+    GPU_COUNTERS_NO_GPU,      /* no usable GPU: detail says why */
+    GPU_COUNTERS_NO_LIBRARY,  /* CUPTI cannot be loaded: detail has the loader's words */
+    GPU_COUNTERS_DENIED,      /* the driver lets only administrators read them */
+    GPU_COUNTERS_UNSUPPORTED, /* not on this GPU or in this configuration: detail says which */
+    GPU_COUNTERS_FAILED       /* a CUPTI call failed: detail names it */
+} gpu_counters_status;
+
+/* At most this many metrics are read, and this many kernels kept. */
+#define GPU_COUNTERS_METRICS 24
+#define GPU_COUNTERS_ROWS 64
+
+/* A metric in CUPTI's (and Nsight Compute's) name, "dram__bytes_read.sum".
+ * An optional one is left out, its values NaN, where CUPTI cannot collect
+ * it with the others (the SASS-patched instruction counts). */
+typedef struct {
+    const char *name;
+    int optional;
+} gpu_metric;
+
+/* One kernel counted: the metrics' values in the order asked (NaN where a
+ * metric could not be read). */
+typedef struct {
+    char name[64];            /* as `kernels` names it; a library's kernels under the call's name */
+    int gpu;
+    double theory_pct;        /* theoretical occupancy from the occupancy API; NaN for a library's */
+    double value[GPU_COUNTERS_METRICS];
+} gpu_counter_row;
+
+typedef struct {
+    int nrows;
+    int dropped;              /* kernels counted past the rows kept, or lost by CUPTI */
+    int passes;               /* runs of each kernel it took to read every counter */
+    int unnamed;              /* rows of kernels launched by no call cuk knows */
+} gpu_counter_summary;
+
+/* Whether counters can be read here: loads CUPTI and asks it about GPU 0
+ * the first time. *detail (cap bytes) says why not. */
+gpu_counters_status gpu_counters_check(char *detail, size_t cap);
+/* Count every kernel launched from now on: on GPU 0, or with every_gpu on
+ * each GPU cuk has opened (mode multi). OK, or why not with *detail set;
+ * then nothing was started. Metrics a GPU does not know are left out
+ * (NaN). */
+gpu_counters_status gpu_counters_begin(const gpu_metric *metrics, int n, int every_gpu, char *detail, size_t cap);
+/* Leave the kernels launched between hold and resume uncounted: one-time
+ * set-up, and NCCL's, whose kernels wait for each other across GPUs and
+ * cannot be replayed one at a time. Nested holds count. */
+void gpu_counters_hold(void);
+void gpu_counters_resume(void);
+/* 1 between begin and end. */
+int gpu_counting(void);
+/* Stop counting, whatever happened since begin (also after an error), and
+ * give the kernels counted, in the order they ran on each GPU: 0, or -1
+ * with *detail set if CUPTI failed on the way (the error slot is left to
+ * the statement counted). */
+int gpu_counters_end(gpu_counter_row *rows, int cap, gpu_counter_summary *sum, char *detail, size_t detail_cap);
+/* How many of the n metrics CUPTI knows for a chip ("GH100"; GPU 0's if
+ * NULL), the first unknown one's index in *unknown (-1 if none), and the
+ * runs of a kernel reading the known ones takes in *passes. Needs CUPTI,
+ * not a GPU, for a named chip: -1 with *detail set if it cannot say. */
+int gpu_counters_known(const char *chip, const gpu_metric *metrics, int n, int *unknown, int *passes, char *detail,
+                       size_t cap);
+/* Tests: from now on (on != 0) answer as a driver that lets only
+ * administrators read the counters does, at the call where CUPTI would. */
+void gpu_counters_test_deny(int on);
+
 /* --- several GPUs: mode multi (gpu_multi.cu, gpu_spread.cu) ----------------
  * Device 0 is the engine's; multi uses every visible GPU (CUDA_VISIBLE_DEVICES
  * decides which), the engine's included. Without CUDA there are none. */

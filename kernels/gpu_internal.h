@@ -53,6 +53,17 @@ int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size
 void *gpu_dlopen(const char *file, char *why, size_t cap);
 /* Count a library call (cuBLAS) that launches kernels we cannot name. */
 void gpu_count_call(const char *name);
+/* 1 if cuk has opened GPU g (made its stream): a context is there. */
+int gpu_opened(int g);
+
+/* While `count` reads the counters (gpu_counters.cu), gpu_launched and
+ * gpu_count_call tell it of each launch on the selected GPU, in order: a
+ * kernel of cuk's (func, its block and dynamic shared memory, for the
+ * theoretical occupancy), or a library call, whose kernels are those that
+ * ran since. Not called otherwise: the flag is all a launch pays. */
+extern int gpu_counters_on;
+void gpu_counters_launched(const char *name, const void *func, dim3 block, size_t smem);
+void gpu_counters_library(const char *name);
 
 /* Let func launch with `smem` bytes of dynamic shared memory, past the
  * 48 KiB a block has by default (cudaFuncSetAttribute), once for each

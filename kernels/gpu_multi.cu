@@ -97,6 +97,16 @@ static int nccl_fail(ncclResult_t r, const char *call, const char *file, int lin
             return nccl_fail(nccl_r_, #call, __FILE__, __LINE__);    \
     } while (0)
 
+/* Run NCCL's calls uncounted: its kernels wait for each other across the
+ * GPUs, and `count` replays each kernel on its own (gpu_counters_hold). */
+template <typename F> static int uncounted(F calls)
+{
+    gpu_counters_hold();
+    int rc = calls();
+    gpu_counters_resume();
+    return rc;
+}
+
 /* A chunk of B: at most 512 MiB (two buffers on each GPU). Fewer, longer
  * products lose fewer partial last waves: at 16384^3 chunks of 8192 rows,
  * with each round's own chunks first, took 86.3 ms against 88.6 for 4096
@@ -202,6 +212,12 @@ static int open_gpu(int g)
     return 0;
 }
 
+static int comm_init(int *devs)
+{
+    NCCL_CHECK(nccl.ncclCommInitAll(M.comm, M.n, devs));
+    return 0;
+}
+
 /* Everything the mode needs, made the first time (the mode's set-up runs
  * every operation once, outside the clock: engine/values/warm.c). */
 static int multi_ready(void)
@@ -220,7 +236,8 @@ static int multi_ready(void)
             int devs[GPU_MAX_DEVICES];
             for (int g = 0; g < M.n; g++)
                 devs[g] = g;
-            NCCL_CHECK(nccl.ncclCommInitAll(M.comm, M.n, devs));
+            if (uncounted([&] { return comm_init(devs); }) != 0)
+                return -1;
         }
         M.open = 1;
     }
@@ -495,6 +512,17 @@ static __global__ void combine_partials(float *out, const float *part, unsigned 
         *out = (float)acc;
 }
 
+/* Every GPU's slot of the partial results to every GPU: NCCL's
+ * all-gather. */
+static int gather_partials(void)
+{
+    NCCL_CHECK(nccl.ncclGroupStart());
+    for (int g = 0; g < M.n; g++)
+        NCCL_CHECK(nccl.ncclAllGather(M.g[g].partial + g, M.g[g].partial, 1, ncclFloat, M.comm[g], M.g[g].comm));
+    NCCL_CHECK(nccl.ncclGroupEnd());
+    return 0;
+}
+
 /* Each share's partial (partial(i, slot) writes one float at slot on the
  * share's GPU), gathered to every GPU by NCCL, combined on GPU 0. */
 template <typename F> static int reduce_shares(const shares *s, float *out, int op, size_t n, F partial)
@@ -507,15 +535,10 @@ template <typename F> static int reduce_shares(const shares *s, float *out, int 
     unsigned mask = 0;
     for (int i = 0; i < s->n; i++)
         mask |= 1u << s->gpu[i];
-    if (rc == 0 && M.n > 1) {
-        /* every GPU sends its slot; those without a share are left out of
-         * the combination by the mask */
-        NCCL_CHECK(nccl.ncclGroupStart());
-        for (int g = 0; g < M.n; g++)
-            NCCL_CHECK(nccl.ncclAllGather(M.g[g].partial + g, M.g[g].partial, 1, ncclFloat, M.comm[g],
-                                          M.g[g].comm));
-        NCCL_CHECK(nccl.ncclGroupEnd());
-    }
+    /* every GPU sends its slot; those without a share are left out of the
+     * combination by the mask */
+    if (rc == 0 && M.n > 1 && uncounted(gather_partials) != 0)
+        return join_all(-1);
     if (rc == 0 && gpu_select(0) == 0) {
         /* GPU 0's product stream waits for its gather */
         GPU_CHECK(cudaEventRecord(M.g[0].comm_done, M.g[0].comm));
@@ -581,6 +604,19 @@ static int share_gemm(product *p, int g, const float *bk, int k0, int kn)
     return 0;
 }
 
+/* n floats at src on GPU root to every other GPU's next chunk buffer:
+ * NCCL's broadcast. */
+static int broadcast(const float *src, size_t n, int root, const int *recv)
+{
+    NCCL_CHECK(nccl.ncclGroupStart());
+    for (int g = 0; g < M.n; g++) {
+        void *dst = g == root ? (void *)src : (void *)M.g[g].chunk[recv[g] % 2];
+        NCCL_CHECK(nccl.ncclBroadcast(src, dst, n, ncclFloat, root, M.comm[g], M.g[g].comm));
+    }
+    NCCL_CHECK(nccl.ncclGroupEnd());
+    return 0;
+}
+
 /* The term of rows k0 .. k0 + kn - 1 of B for every GPU but root, which
  * holds them: NCCL broadcasts them (on the comm streams) into each other
  * GPU's next chunk buffer, which it then multiplies in on its product
@@ -596,12 +632,8 @@ static int sent_term(product *p, int root, int k0, int kn, int *recv)
             return -1;
         GPU_CHECK(cudaStreamWaitEvent(M.g[g].comm, M.g[g].free[recv[g] % 2], 0));
     }
-    NCCL_CHECK(nccl.ncclGroupStart());
-    for (int g = 0; g < M.n; g++) {
-        void *dst = g == root ? (void *)src : (void *)M.g[g].chunk[recv[g] % 2];
-        NCCL_CHECK(nccl.ncclBroadcast(src, dst, (size_t)kn * p->n, ncclFloat, root, M.comm[g], M.g[g].comm));
-    }
-    NCCL_CHECK(nccl.ncclGroupEnd());
+    if (uncounted([&] { return broadcast(src, (size_t)kn * p->n, root, recv); }) != 0)
+        return -1;
     for (int g = 0; g < M.n; g++) {
         if (g == root)
             continue;

@@ -2,6 +2,8 @@
  * device, so the GPU modes of the table (modes.c) are listed as unavailable
  * with this file's reason, and their ops are never called. */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "kernels/gpu.h"
@@ -80,3 +82,39 @@ size_t gpu_spread_held(int g) { return 0; }
 int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *start, size_t *len) { return 0; }
 int gpu_host_pin(void *p, size_t bytes) { return -1; }
 int gpu_host_unpin(void *p) { return p ? -1 : 0; }
+
+/* Counters: there is no GPU to count on. A driver that denies them is
+ * faked here as in gpu_counters.cu, so that tests see its words anywhere. */
+static int deny_counters;
+
+void gpu_counters_test_deny(int on) { deny_counters = on; }
+
+gpu_counters_status gpu_counters_check(char *detail, size_t cap)
+{
+    snprintf(detail, cap, "%s", deny_counters ? "cuptiRangeProfilerStart: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" : NO_CUDA);
+    return deny_counters ? GPU_COUNTERS_DENIED : GPU_COUNTERS_NO_GPU;
+}
+
+gpu_counters_status gpu_counters_begin(const gpu_metric *metrics, int n, int every_gpu, char *detail, size_t cap)
+{
+    return gpu_counters_check(detail, cap);
+}
+
+void gpu_counters_hold(void) {}
+void gpu_counters_resume(void) {}
+int gpu_counting(void) { return 0; }
+
+int gpu_counters_end(gpu_counter_row *rows, int cap, gpu_counter_summary *sum, char *detail, size_t detail_cap)
+{
+    memset(sum, 0, sizeof *sum);
+    return 0;
+}
+
+int gpu_counters_known(const char *chip, const gpu_metric *metrics, int n, int *unknown, int *passes, char *detail,
+                       size_t cap)
+{
+    *unknown = -1;
+    *passes = 0;
+    snprintf(detail, cap, "%s", NO_CUDA);
+    return -1;
+}

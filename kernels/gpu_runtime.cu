@@ -213,6 +213,11 @@ extern "C" int gpu_selected(void)
     return gpu.cur;
 }
 
+extern "C" int gpu_opened(int g)
+{
+    return g >= 0 && g < gpu.count && gpu.side[g].stream != NULL;
+}
+
 extern "C" int gpu_sm_count(void)
 {
     return gpu.info.sms > 0 ? gpu.info.sms : 1;
@@ -336,6 +341,8 @@ extern "C" int gpu_launched(const char *name, const void *func, dim3 grid, dim3 
         r->smem = smem;
         r->launches++;
     }
+    if (gpu_counters_on)
+        gpu_counters_launched(name, func, block, smem);
     return 0;
 }
 
@@ -344,6 +351,8 @@ extern "C" void gpu_count_call(const char *name)
     launch_record *r = record_for(name, NULL);
     if (r)
         r->launches++;
+    if (gpu_counters_on)
+        gpu_counters_library(name);
 }
 
 /* Registers, static shared memory and occupancy of a recorded kernel. */

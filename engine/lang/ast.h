@@ -47,7 +47,7 @@ typedef struct stmt {
     ast **arg;              /* command words (AST_NAME / AST_STRING / AST_NUMBER); bench, ladder: the
                                modes named (AST_NAME), then ladder's sizes (AST_NUMBER) */
     int narg;
-    struct stmt *sub;       /* CMD_TIMEIT: the statement to time */
+    struct stmt *sub;       /* CMD_TIMEIT: the statement to time; CMD_COUNTERS: to count */
 } stmt;
 
 typedef struct {

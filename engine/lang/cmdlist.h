@@ -17,6 +17,7 @@ typedef enum {
     ARGS_FORMAT,    /* NAME: short or long */
     ARGS_EXPR,      /* an expression */
     ARGS_TIMEIT,    /* [COUNT] statement */
+    ARGS_STMT,      /* statement */
     ARGS_SAVE,      /* NAME "file" */
     ARGS_TOPIC,     /* [any one token] */
     ARGS_SETTING,   /* [NAME [VALUE]]: VALUE a name or a number */
@@ -38,6 +39,8 @@ typedef enum {
       "sizes x modes in a time budget; estimates marked *")                                                      \
     X(TIMEIT, timeit, NULL, ARGS_TIMEIT, "timeit [N] STMT", "run STMT N times (or for 1 s): median and range")   \
     X(WHY, why, NULL, ARGS_NONE, "why", "the last command's cost: FLOPs, bytes, ceilings, verdict")              \
+    X(COUNTERS, count, NULL, ARGS_STMT, "count STMT",                                                           \
+      "run STMT once and show what the GPU counted: DRAM bytes, sectors, bank conflicts, occupancy")             \
     X(ROOFLINE, roofline, NULL, ARGS_NONE, "roofline", "the modes run so far on a roofline chart")               \
     X(INFO, info, NULL, ARGS_NONE, "info", "the GPUs and host: peak FLOP/s, bandwidth, memory, links")           \
     X(KERNELS, kernels, NULL, ARGS_NONE, "kernels",                                                              \

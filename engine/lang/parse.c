@@ -3,6 +3,7 @@
  * the source, for error carets. */
 #include "engine/lang/parse.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -469,6 +470,19 @@ static int push_word(parser *P, ptrvec *args, tk_kind want, const char *msg)
     return w ? vec_push(P, args, w) : -1;
 }
 
+/* The statement a command runs (timeit's, count's) into s->sub; verb says
+ * what the command does with it. */
+static int parse_sub(parser *P, stmt *s, const char *verb)
+{
+    if (at_stmt_end(P)) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "expected a statement to %s", verb);
+        fail(P, cur(P), msg);
+        return -1;
+    }
+    return (s->sub = parse_simple(P)) ? 0 : -1;
+}
+
 /* subset := [NAME... ':']  the modes a bench or ladder runs, before a colon */
 static int parse_mode_subset(parser *P, ptrvec *args)
 {
@@ -553,14 +567,14 @@ static int parse_command_args(parser *P, stmt *s)
                                       nx->kind == TK_NUMBER || nx->kind == TK_STRING) &&
             push_word(P, &args, TK_NUMBER, "") != 0)
             return -1;
-        if (at_stmt_end(P)) {
-            fail(P, cur(P), "expected a statement to time");
-            return -1;
-        }
-        if (!(s->sub = parse_simple(P)))
+        if (parse_sub(P, s, "time") != 0)
             return -1;
         break;
     }
+    case ARGS_STMT:
+        if (parse_sub(P, s, "count") != 0)
+            return -1;
+        break;
     case ARGS_SAVE:
         if (push_word(P, &args, TK_NAME, "expected the name of a variable to save") != 0 ||
             push_word(P, &args, TK_STRING, "expected a file name in double quotes") != 0)

@@ -184,8 +184,8 @@ static const char *ast_ghost(const ast *e)
     return NULL;
 }
 
-/* The first ghost st uses: in its expression, the statement timeit times,
- * or the variables clear and save name. */
+/* The first ghost st uses: in its expression, the statement timeit times
+ * or count counts, or the variables clear and save name. */
 static const char *stmt_ghost(const stmt *st)
 {
     const char *g = ast_ghost(st->expr);
@@ -201,7 +201,7 @@ static const char *stmt_ghost(const stmt *st)
 static const char *stmt_binds(const stmt *st)
 {
     if (st->kind == STMT_CMD)
-        return st->cmd == CMD_TIMEIT ? stmt_binds(st->sub) : NULL;
+        return st->cmd == CMD_TIMEIT || st->cmd == CMD_COUNTERS ? stmt_binds(st->sub) : NULL;
     return st->kind == STMT_ASSIGN ? st->name : "ans";
 }
 

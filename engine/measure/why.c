@@ -13,6 +13,7 @@
 #include "base/fmt.h"
 #include "base/out.h"
 #include "engine/lang/commands.h"
+#include "engine/measure/count.h"
 #include "engine/session/cost.h"
 #include "engine/measure/tables.h"
 
@@ -69,6 +70,19 @@ static void why_traffic(const cost_report *r, int width)
              gbytes(a, sizeof a, r->min_bytes));
         line(width, "", "intensity %.3g FLOP/B", r->min_bytes > 0 ? r->flops / r->min_bytes : 0);
     }
+}
+
+/* The DRAM bytes `count` measured for this statement, beside the least
+ * its operations must move. */
+static void why_measured(const timing_cmd *c, int width)
+{
+    char a[32], b[32], d[32], m[32];
+    double rd, wr;
+    if (!count_dram_of(c, &rd, &wr) || !(c->bytes > 0))
+        return;
+    line(width, "measured", "the DRAM moved %s (%s read, %s written) when `count` ran it: %.2fx the %s the "
+         "statement needs at the least", gbytes(a, sizeof a, rd + wr), gbytes(b, sizeof b, rd),
+         gbytes(d, sizeof d, wr), (rd + wr) / c->bytes, gbytes(m, sizeof m, c->bytes));
 }
 
 /* "66.9 TFLOP/s", "4.80 TB/s" */
@@ -170,6 +184,7 @@ static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilin
     line(width, "op", "%s %s on %s, kernel %s", op->op, op->shapes, r.where,
          timed ? fmt_ms(k, sizeof k, r.ms) : "not timed");
     why_traffic(&r, width);
+    why_measured(c, width);
     why_ceilings(&r, ce, width);
     if (!timed) {
         line(width, "verdict",

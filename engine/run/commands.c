@@ -18,6 +18,7 @@
 #include "engine/session/host.h"
 #include "engine/session/json.h"
 #include "engine/values/pool.h"
+#include "engine/measure/count.h"
 #include "engine/measure/results.h"
 #include "engine/session/snapshot.h"
 #include "engine/values/timing.h"
@@ -579,7 +580,7 @@ static void set_show(const variant_switch *sw)
 }
 
 /* Every switch on a line: its value, the values it takes, what it affects. */
-static void set_list(void)
+static void set_list(const cuk_session *s)
 {
     char values[64];
     out_printf("  %-9s %-11s %-20s %s\n", "switch", "value", "values", "affects");
@@ -591,7 +592,29 @@ static void set_list(void)
             n += (size_t)snprintf(values + n, sizeof values - n, "%s%s", v ? " " : "", sw->values[v].value);
         out_printf("  %-9s %-11s %-20s %s\n", sw->name, sw->values[variant_current(sw)].value, values, sw->affects);
     }
+    out_printf("  %-9s %-11s %-20s %s\n", "counters", s->counters ? "on" : "off", "on off",
+               "every statement: what the GPU counted (count)");
     out_printf("`set NAME` explains a switch, `set NAME VALUE` changes it.\n");
+}
+
+/* set counters [on|off]: a setting of the session's, not a kernel's. */
+static int set_counters(cuk_session *s, const stmt *st)
+{
+    if (st->narg == 1) {
+        out_printf("counters: %s\n  on: after each statement that runs GPU kernels, what the hardware counted\n"
+                   "  for each (as `count STMT` shows it); the statements' times are not kept:\n"
+                   "  each kernel is replayed to read its counters\n",
+                   s->counters ? "on" : "off");
+        return 0;
+    }
+    const char *v = arg_text(st, 1);
+    if (strcmp(v, "on") && strcmp(v, "off"))
+        return cuk_err_at(st->arg[1]->pos, "set: counters can be on or off, not '%s'", v);
+    if (count_setting(s, !strcmp(v, "on")) != 0) {
+        cuk_err_locate(st->arg[1]->pos);
+        return -1;
+    }
+    return 0;
 }
 
 /* set, set NAME, set NAME VALUE: the kernel variants (kernels/variants.h).
@@ -600,9 +623,11 @@ int cmd_set(cuk_session *s, const stmt *st)
 {
     const variant_switch *sw;
     if (st->narg == 0) {
-        set_list();
+        set_list(s);
         return 0;
     }
+    if (!strcmp(arg_text(st, 0), "counters"))
+        return set_counters(s, st);
     if (!(sw = variant_lookup(arg_text(st, 0)))) {
         cuk_err_locate(st->arg[0]->pos);
         return -1;

@@ -44,6 +44,8 @@ static const struct {
               "bench A @ B                     # every mode: time, rate, speedup over cpu"},
     {"clear", "A = 1; B = 2; clear A B         # delete A and B\n"
               "clear                           # delete everything, give the device its memory back"},
+    {"count", "mode naive; A = rand(1024); B = rand(1024);\n"
+              "count C = A @ B;                # DRAM bytes, sectors per request, occupancy: per kernel"},
     {"format", "format long; pi = 3.14159265\n"
                "format short"},
     {"help", "help rand\n"

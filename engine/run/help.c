@@ -66,6 +66,8 @@ static const char help_timing[] =
     "                      would pass 1.5 s, or after 45 s, is estimated from the\n"
     "                      growth and marked: ~7.7 s*\n"
     "  why                 the last command's FLOPs, bytes, ceilings and verdict\n"
+    "  count STMT          STMT once, each kernel replayed to read the GPU's counters:\n"
+    "                      DRAM bytes, sectors per request, bank conflicts, occupancy\n"
     "  roofline            the modes run so far on a roofline chart\n"
     "  save bench \"t.json\" the last bench or ladder (.json .csv .md), with the\n"
     "                      machine\n"

@@ -19,6 +19,7 @@
 #include "engine/lang/eval.h"
 #include "engine/lecture/lecture.h"
 #include "engine/lang/parse.h"
+#include "engine/measure/count.h"
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
 
@@ -137,7 +138,7 @@ static int run_stmt(cuk_session *s, const stmt *st)
 {
     timing_kernel_events(s->time_on || s->panel_on || s->measuring || s->explaining);
     timing_defer(s->queueing && !s->step); /* a stepped lecture shows each result finished */
-    int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : eval_stmt(s, st);
+    int rc = st->kind == STMT_CMD ? handlers[st->cmd](s, st) : s->counters ? count_stmt(s, st, 1) : eval_stmt(s, st);
     if (rc != 0)
         cuk_err_locate(st->start);
     return rc;

@@ -56,6 +56,7 @@ typedef struct cuk_session {
     int panel_on;          /* the front end's panel is up (it shows kernel times) */
     int measuring;         /* bench or timeit is running */
     int explaining;        /* `why` or `roofline` is used: time every command's kernels */
+    int counters;          /* `set counters on`: every value statement's counters (count.h) */
     const struct cuk_backend *chosen; /* while bench or ladder runs other modes: the user's */
     int json;              /* `cuk --json`: tables as one JSON object per line */
     uint64_t seed;

@@ -160,15 +160,18 @@ static void quiet_sync(void)
         cuk_err_clear();
 }
 
+/* Set-up's kernels are no statement's: `count` leaves them uncounted. */
 void timing_setup_begin(void)
 {
     quiet_sync();
+    gpu_counters_hold();
     T.setup_t0 = timing_now_ms();
 }
 
 void timing_setup_end(const char *what)
 {
     quiet_sync(); /* the set-up's device work is set-up too */
+    gpu_counters_resume();
     double ms = timing_now_ms() - T.setup_t0;
     if (T.active)
         T.cur.setup_ms += ms;
