@@ -168,6 +168,10 @@ int gpu_counters_known(const char *chip, const gpu_metric *metrics, int n, int *
  * administrators read the counters does, at the call where CUPTI would. */
 void gpu_counters_test_deny(int on);
 
+/* The PCI bus id of GPU g ("0000:65:00.0"), which NVML finds the same GPU
+ * by (gpu_live.c): 0, or -1 if there is no such GPU (no error set). */
+int gpu_pci_bus_id(int g, char *buf, int cap);
+
 /* --- several GPUs: mode multi (gpu_multi.cu, gpu_spread.cu) ----------------
  * Device 0 is the engine's; multi uses every visible GPU (CUDA_VISIBLE_DEVICES
  * decides which), the engine's included. Without CUDA there are none. */

@@ -118,3 +118,5 @@ int gpu_counters_known(const char *chip, const gpu_metric *metrics, int n, int *
     snprintf(detail, cap, "%s", NO_CUDA);
     return -1;
 }
+
+int gpu_pci_bus_id(int g, char *buf, int cap) { return -1; }

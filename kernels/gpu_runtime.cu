@@ -218,6 +218,17 @@ extern "C" int gpu_opened(int g)
     return g >= 0 && g < gpu.count && gpu.side[g].stream != NULL;
 }
 
+extern "C" int gpu_pci_bus_id(int g, char *buf, int cap)
+{
+    if (g < 0 || g >= gpu_count() || cap <= 0)
+        return -1;
+    if (cudaDeviceGetPCIBusId(buf, cap, g) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
 extern "C" int gpu_sm_count(void)
 {
     return gpu.info.sms > 0 ? gpu.info.sms : 1;

@@ -50,6 +50,7 @@ static struct {
     int keys[64];            /* typed, not yet given to readline */
     int nkeys, kpos;
     double started_ms;       /* > 0 while a command runs */
+    int live_row, live_rows; /* where the GPUs' state is, redrawn at each tick */
     char running[80];
     kept_line lines[KEEP_LINES];
     int nlines, first;
@@ -391,6 +392,73 @@ static int draw_memory(int row, int w, int room)
     return gs.n;
 }
 
+/* ---- the GPUs' state now ---- */
+
+/* GPU g's state in wording k, each shorter than the one before. */
+static void live_text(char *buf, size_t cap, int g, const snap_live_gpu *x, int k)
+{
+    char why[64], down[96] = "";
+    snap_slow_words(x->slow, why, sizeof why);
+    if (x->slow)
+        snprintf(down, sizeof down, k == 0 ? " | clocks held down: %s" : k == 1 ? " | down: %s" : " !", why);
+    if (k == 0)
+        snprintf(buf, cap, " GPU %d now: %u%% busy, memory %u%% | SM %u of %u MHz, memory %u MHz | %.0f W of %.0f W "
+                 "| %u C%s", g, x->util_gpu, x->util_mem, x->sm_mhz, x->sm_max_mhz, x->mem_mhz, x->power_w, x->limit_w,
+                 x->temp_c, down);
+    else if (k == 1)
+        snprintf(buf, cap, " GPU %d: %u%% busy | SM %u/%u MHz | %.0f/%.0f W | %u C%s", g, x->util_gpu, x->sm_mhz,
+                 x->sm_max_mhz, x->power_w, x->limit_w, x->temp_c, down);
+    else
+        snprintf(buf, cap, " GPU %d %u%% %u MHz %.0f W %u C%s", g, x->util_gpu, x->sm_mhz, x->power_w, x->temp_c, down);
+}
+
+/* GPU g's line at row, in the widest wording that fits. */
+static void live_line(int row, int w, int g, const snap_live_gpu *x)
+{
+    char text[240];
+    int k = 0;
+    do
+        live_text(text, sizeof text, g, x, k);
+    while (++k < 3 && draw_width(text, strlen(text)) > w);
+    draw_text(P.top, row, 0, x->slow & ~SNAP_SLOW_SETTING ? P.look.error : A_NORMAL, text);
+}
+
+static int live_known(const snap_live *l)
+{
+    int n = 0;
+    for (int g = 0; g < l->n; g++)
+        n += l->gpu[g].known;
+    return n;
+}
+
+/* The GPUs' state from row on in at most `room` rows: a line per GPU, or
+ * all of them on one line when they do not fit; nothing when NVML cannot
+ * say (`info` says why). The rows drawn. */
+static int draw_live(int row, int w, int room)
+{
+    snap_live l;
+    char text[400], part[240];
+    snap_live_get(&l);
+    int n = live_known(&l), len = 0;
+    if (n == 0 || room <= 0)
+        return 0;
+    for (int r = row; r < row + (n <= room ? n : 1); r++)
+        mvwhline(P.top, r, 0, ' ', w);
+    if (n <= room) {
+        for (int g = 0, r = row; g < l.n; g++)
+            if (l.gpu[g].known)
+                live_line(r++, w, g, &l.gpu[g]);
+        return n;
+    }
+    for (int g = 0; g < l.n && len < (int)sizeof text - 1; g++)
+        if (l.gpu[g].known) {
+            live_text(part, sizeof part, g, &l.gpu[g], 2);
+            len += snprintf(text + len, sizeof text - (size_t)len, "%s%s", len ? " |" : "", part);
+        }
+    draw_text(P.top, row, 0, A_NORMAL, text);
+    return 1;
+}
+
 /* The last commands' columns at a width. The text shrinks first, down to
  * TEXT_MIN; then the rate loses its words ("61.1 GFLOP/s (46% of peak)"
  * becomes "61.1 GFLOP/s 46%"); then whole columns go, least needed first
@@ -474,7 +542,8 @@ static void draw_command(int row, const cmd_columns *cols, const timing_cmd *c)
         stats_fmt_ratio(up, sizeof up, c->speedup, c->speedup_noise, 0);
     if (c->speedup_noise)
         snprintf(up, sizeof up, "~1x");
-    snprintf(mode, sizeof mode, "%s%s", c->mode ? c->mode->name : "", c->runs > 1 ? "*" : "");
+    /* * a median of runs; ! the GPU held its clocks down meanwhile */
+    snprintf(mode, sizeof mode, "%s%s%s", c->mode ? c->mode->name : "", c->runs > 1 ? "*" : "", c->slowed ? "!" : "");
     fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
     fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1);
     draw_cmd_row(row, cols, c->text, mode, k, rate, c->failed ? P.look.error : A_NORMAL, up,
@@ -522,6 +591,7 @@ static void draw_top(void)
     int w = getmaxx(P.top), h = P.top_h, row = 0;
     werase(P.top);
     draw_title(w);
+    P.live_rows = 0;
     if (P.present) {
         present_draw(P.top, 1, h - 2, &P.look);
     } else {
@@ -534,9 +604,16 @@ static void draw_top(void)
         cmd_columns cols = cmd_fit(w);
         if (cols.text > longest) /* the numbers next to the text on a wide screen */
             cols.text = longest;
-        /* the memory lines may take what is left over the heading, the
-         * commands, one workspace row and the rule */
-        row += draw_memory(row + 1, w, h - 4 - ncmd);
+        /* the memory lines and the GPUs' state may take what is left over
+         * the heading, the commands, one workspace row and the rule; the
+         * state a row at least, when NVML can say it */
+        snap_live l;
+        snap_live_get(&l);
+        int room = h - 4 - ncmd, live = live_known(&l) > 0 && room > 1;
+        row += draw_memory(row + 1, w, room - live);
+        P.live_row = row + 1;
+        P.live_rows = draw_live(row + 1, w, room - row);
+        row += P.live_rows;
         draw_cmd_heading(++row, &cols);
         for (int i = 0; i < ncmd; i++) {
             const timing_cmd *c = timing_history(i);
@@ -629,9 +706,17 @@ void panel_command_done(void)
     panel_refresh();
 }
 
+/* A command has run this long before the ticks sample the GPUs' state:
+ * NVML's calls then stay out of the short commands' wall times. */
+#define LIVE_AFTER_MS 500.0
+
+/* While a command runs: its time in the title, and once it is a long one
+ * the GPUs' state now. */
 void panel_tick(void)
 {
     draw_title(getmaxx(P.top));
+    if (P.live_rows > 0 && P.started_ms > 0 && timing_now_ms() - P.started_ms >= LIVE_AFTER_MS)
+        draw_live(P.live_row, getmaxx(P.top), P.live_rows);
     wrefresh(P.top);
 }
 

@@ -8,6 +8,7 @@
 #include "base/out.h"
 #include "engine/session/cost.h"
 #include "engine/session/json.h"
+#include "engine/session/snapshot.h"
 
 /* "8.8 MB to the device in 1.84 ms (4.78 GB/s)" */
 static void copy_text(char *buf, size_t cap, size_t bytes, double ms, const char *where)
@@ -34,6 +35,8 @@ static void report_json(const timing_cmd *c)
     json_num(&j, "h2d_ms", c->h2d_ms);
     json_num(&j, "d2h_bytes", (double)c->d2h);
     json_num(&j, "d2h_ms", c->d2h_ms);
+    char why[64];
+    json_str(&j, "slowed", c->slowed ? snap_slow_words(c->slowed, why, sizeof why) : NULL);
     json_open_arr(&j, "ops");
     for (int i = 0; i < c->nops; i++) {
         const timing_op *o = &c->ops[i];
@@ -111,6 +114,11 @@ void time_report(const timing_cmd *c, int json, int width)
     }
     if (c->setup_ms > 0) {
         snprintf(line, sizeof line, "one-time set-up %s left out (see info)", fmt_ms(t, sizeof t, c->setup_ms));
+        clause(&col, width, "; ", line);
+    }
+    if (c->slowed) {
+        snprintf(line, sizeof line, "the GPU held its clocks down (%s): slower than it can run",
+                 snap_slow_words(c->slowed, in, sizeof in));
         clause(&col, width, "; ", line);
     }
     out_printf("\n");

@@ -19,6 +19,7 @@
 #include "engine/lang/eval.h"
 #include "engine/measure/measure.h"
 #include "engine/measure/tables.h"
+#include "engine/session/snapshot.h"
 
 #define BENCH_SHARE_MS 500.0
 #define BENCH_MIN_RUNS 3
@@ -212,6 +213,22 @@ static void file_summaries(measure_lane *lanes, int n, const result_table *t)
     }
 }
 
+/* A line naming the modes whose runs the GPU slowed (its clocks held down). */
+static void bench_slowed(const result_table *t)
+{
+    char names[200] = "", why[64];
+    unsigned all = 0;
+    size_t n = 0;
+    for (int i = 0; i < t->nrows && n < sizeof names; i++)
+        if (t->rows[i].slowed) {
+            all |= t->rows[i].slowed;
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", res_row_name(&t->rows[i]));
+        }
+    if (all)
+        out_printf("the GPU held its clocks down (%s) during the runs of %s: those times are slower than it can "
+                   "run\n", snap_slow_words(all, why, sizeof why), names);
+}
+
 static void bench_show(cuk_session *s, const result_table *t)
 {
     cost_ceilings ce;
@@ -223,6 +240,7 @@ static void bench_show(cuk_session *s, const result_table *t)
         json_print(&j);
     } else {
         bench_print(t, &ce, session_columns(s));
+        bench_slowed(t);
     }
 }
 
@@ -323,7 +341,8 @@ int cmd_bench(cuk_session *s, const stmt *st)
 
 /* ---- timeit ---- */
 
-static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, const stat_summary *k)
+static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, const stat_summary *k,
+                        unsigned slowed)
 {
     const timing_cmd *last = timing_last();
     const timing_op *op = cost_main_op(last);
@@ -350,6 +369,7 @@ static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, 
         }
         json_num(&j, "flops", last->flops);
         json_num(&j, "bytes", last->bytes);
+        json_str(&j, "slowed", slowed ? snap_slow_words(slowed, r, sizeof r) : NULL);
         json_print(&j);
         return;
     }
@@ -357,6 +377,9 @@ static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, 
                w->runs == 1 ? "" : "s", fmt_ms(a, sizeof a, w->med), fmt_ms(b, sizeof b, w->min),
                fmt_ms(c, sizeof c, w->max), fmt_ms(d, sizeof d, k->med), fmt_ms(e, sizeof e, k->min),
                fmt_ms(f, sizeof f, k->max), r[0] ? ", " : "", r);
+    if (slowed)
+        out_printf("the GPU held its clocks down during the runs (%s): the times are slower than it can run\n",
+                   snap_slow_words(slowed, r, sizeof r));
 }
 
 /* Room for one more sample in both arrays. */
@@ -381,8 +404,9 @@ static int grow(double **wt, double **kt, int *cap, int n)
  * device ops behind the timing gate (timing_gate): the kernel times (*nk)
  * come from those, the wall times (*nw) from the others, whose walls
  * carry no gate; a single run gives both. */
+/* *slowed: the GPU_SLOW bits of every run (timing.h). */
 static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n, int *nw,
-                       int *nk)
+                       int *nk, unsigned *slowed)
 {
     int cap = 0, rc = 0;
     double spent = 0, budget = measure_budget("CUK_TIMEIT_BUDGET_MS", TIMEIT_BUDGET_MS);
@@ -400,6 +424,7 @@ static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt
             (*wt)[(*nw)++] = c->wall_ms;
         if (gated || count == 1)
             (*kt)[(*nk)++] = c->kernel_ms;
+        *slowed |= c->slowed;
         spent += c->wall_ms;
     }
     timing_gate(1);
@@ -411,6 +436,7 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
     int n = 0, nw = 0, nk = 0;
+    unsigned slowed = 0;
     quiet.print = 0;
     if (st->narg == 1) {
         count = st->arg[0]->num;
@@ -424,7 +450,7 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     timing_kernel_events(1);
     timing_quiet(1);                      /* the runs stay out of the history; one summary goes in */
     if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
-        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk);
+        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk, &slowed);
     timing_quiet(0);
     if (rc == 0 && n > 0) {
         stat_summary w, k;
@@ -436,8 +462,9 @@ int cmd_timeit(cuk_session *s, const stmt *st)
         for (int i = 0; i < sum.nops; i++)
             sum.ops[i].ms *= scale;
         sum.runs = n, sum.kernel_ms = k.med, sum.kernel_lo = k.min, sum.kernel_hi = k.max, sum.wall_ms = w.med;
+        sum.slowed = slowed;
         timing_file(&sum);
-        timeit_show(s, st->sub, &w, &k);
+        timeit_show(s, st->sub, &w, &k, slowed);
     }
     s->time_on = time_on;
     s->measuring = 0;

@@ -216,6 +216,7 @@ static int record_kernel_run(measure_lane *l, int first)
     const timing_cmd *c = timing_last();
     int moved = c->h2d || c->d2h;
     l->rec = *c;
+    l->slowed |= c->slowed;
     l->run_ms = c->wall_ms;
     l->spent_k += c->wall_ms;
     if (first && (moved || c->wall_ms < FIRST_RUN_KEEP_MS))
@@ -356,6 +357,7 @@ void measure_row(const measure_lane *l, result_row *row)
     stats_summarise(l->e, l->ne, &row->e2e);
     row->flops = l->rec.flops;
     row->bytes = l->rec.bytes;
+    row->slowed = l->slowed;
     if (mode_on_device(l->be) && l->ne > 0) {
         row->h2d = l->h2d, row->d2h = l->d2h;
         row->h2d_ms = l->h2d_ms / l->ne, row->d2h_ms = l->d2h_ms / l->ne;
@@ -378,6 +380,7 @@ void measure_file(const measure_lane *l, const result_row *row, double speedup, 
     c.speedup = speedup;
     c.speedup_noise = noise;
     c.rel_err = row->rel_err;
+    c.slowed = l->slowed;
     c.h2d = c.d2h = 0;
     c.h2d_ms = c.d2h_ms = c.setup_ms = 0;
     timing_file(&c);

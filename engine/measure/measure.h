@@ -50,6 +50,7 @@ typedef struct {
     double h2d, d2h;         /* bytes one end-to-end run copies */
     cuk_matrix *value;       /* the first result, if kept */
     timing_cmd rec;          /* the latest kernel run's record */
+    unsigned slowed;         /* the kernel runs' slowed bits, together (timing.h) */
     int done;
 } measure_lane;
 

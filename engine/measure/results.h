@@ -30,6 +30,7 @@ typedef struct {
     double h2d_ms, d2h_ms;      /* and the time those copies took (medians) */
     double rel_err;             /* against t->err_ref; NaN unknown */
     unsigned long code;         /* measure_code: equal and nonzero, the same code */
+    unsigned slowed;            /* why the GPU held its clocks down in some run (timing.h); 0 if not */
     char shapes[64];
 } result_row;
 

@@ -319,6 +319,61 @@ static void info_gpus(void)
                    spread->name, reach - 1);
 }
 
+/* "87% busy (memory 61%), SM 1980 of 1980 MHz, memory 2619 MHz, 412 W of
+ * 700 W, 54 C", and why the clocks are down if they are. */
+static const char *live_text(const snap_live_gpu *x, char *buf, size_t cap)
+{
+    char why[64];
+    int n = snprintf(buf, cap, "%u%% busy (memory %u%%), SM %u of %u MHz, memory %u MHz, %.0f W of %.0f W, %u C",
+                     x->util_gpu, x->util_mem, x->sm_mhz, x->sm_max_mhz, x->mem_mhz, x->power_w, x->limit_w,
+                     x->temp_c);
+    if (x->slow && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "; clocks held down: %s", snap_slow_words(x->slow, why, sizeof why));
+    return buf;
+}
+
+/* What each GPU is doing now (NVML); one line if NVML cannot say. */
+static void info_live(void)
+{
+    snap_live l;
+    char text[200];
+    snap_live_get(&l);
+    for (int g = 0; g < l.n; g++) {
+        const snap_live_gpu *x = &l.gpu[g];
+        if (!x->known && g == 0 && (l.n == 1 || !l.gpu[1].known)) {
+            out_printf("now:      unknown: %s\n", x->why);
+            return;
+        }
+        out_printf("%-10sGPU %d: %s\n", g ? "" : "now:", g, x->known ? live_text(x, text, sizeof text) : x->why);
+    }
+}
+
+/* info --json's live state of each GPU (null figures where unknown). */
+static void info_json_live(json_buf *j)
+{
+    snap_live l;
+    char why[64];
+    snap_live_get(&l);
+    json_open_arr(j, "now");
+    for (int g = 0; g < l.n; g++) {
+        const snap_live_gpu *x = &l.gpu[g];
+        json_open_obj(j, NULL);
+        json_int(j, "gpu", g);
+        json_str(j, "unknown", x->known ? NULL : x->why);
+        json_num(j, "util_pct", x->known ? x->util_gpu : NAN);
+        json_num(j, "mem_util_pct", x->known ? x->util_mem : NAN);
+        json_num(j, "sm_mhz", x->known ? x->sm_mhz : NAN);
+        json_num(j, "sm_max_mhz", x->known ? x->sm_max_mhz : NAN);
+        json_num(j, "mem_mhz", x->known ? x->mem_mhz : NAN);
+        json_num(j, "power_w", x->known ? x->power_w : NAN);
+        json_num(j, "power_limit_w", x->known ? x->limit_w : NAN);
+        json_num(j, "temp_c", x->known ? x->temp_c : NAN);
+        json_str(j, "clocks_held_down", x->slow ? snap_slow_words(x->slow, why, sizeof why) : NULL);
+        json_close(j);
+    }
+    json_close(j);
+}
+
 /* The host's ceilings: what cpu and blas rows are a percentage of. */
 static void info_host(void)
 {
@@ -425,6 +480,7 @@ static void info_json(void)
     }
     json_close(&j);
     info_json_gpus(&j);
+    info_json_live(&j);
     json_open_obj(&j, "host_facts");
     json_int(&j, "logical", h->logical);
     json_int(&j, "simd_floats", h->simd_floats);
@@ -471,6 +527,7 @@ int cmd_info(cuk_session *s, const stmt *st)
                    d.f.driver_version % 1000 / 10, d.f.runtime_version / 1000, d.f.runtime_version % 1000 / 10,
                    gpu_cublas_version());
         info_gpus();
+        info_live();
     }
     info_host();
     info_onetime();

@@ -7,9 +7,14 @@
 #include "base/error.h"
 #include "engine/values/matrix.h"
 #include "engine/values/pool.h"
+#include "engine/values/timing.h"
 #include "kernels/gpu.h"
+#include "kernels/gpu_live.h"
 
 _Static_assert(SNAP_MAX_GPUS == GPU_MAX_DEVICES, "snapshot.h lists every GPU kernels/gpu.h may use");
+_Static_assert(SNAP_SLOW_POWER == GPU_SLOW_POWER && SNAP_SLOW_THERMAL == GPU_SLOW_THERMAL &&
+                   SNAP_SLOW_HARDWARE == GPU_SLOW_HARDWARE && SNAP_SLOW_SETTING == GPU_SLOW_SETTING,
+               "snapshot.h's reasons are kernels/gpu_live.h's");
 
 void snap_device_get(snap_device *d)
 {
@@ -119,3 +124,52 @@ void snap_slabs_of(const cuk_matrix *m, snap_slabs *s)
 int snap_out_of_core(const cuk_matrix *m) { return m->out_of_core && !m->dev; }
 
 const char *snap_where(const cuk_matrix *m) { return snap_out_of_core(m) ? "host (out of core)" : mat_where(m); }
+
+/* ---- the GPUs' state now ---- */
+
+static void live_sample(snap_live *l)
+{
+    memset(l, 0, sizeof *l);
+    l->n = gpu_count();
+    for (int g = 0; g < l->n; g++) {
+        snap_live_gpu *x = &l->gpu[g];
+        gpu_live v;
+        x->known = gpu_live_read(g, &v, &x->why) == 0;
+        if (!x->known)
+            continue;
+        x->util_gpu = v.util_gpu, x->util_mem = v.util_mem;
+        x->sm_mhz = v.sm_mhz, x->sm_max_mhz = v.sm_max_mhz, x->mem_mhz = v.mem_mhz;
+        x->power_w = v.power_w, x->limit_w = v.limit_w;
+        x->temp_c = v.temp_c;
+        x->slow = v.slow;
+    }
+}
+
+void snap_live_get(snap_live *l)
+{
+    static snap_live last;
+    static double at = -1e9;
+    double now = timing_now_ms();
+    if (now - at >= SNAP_LIVE_MS) {
+        live_sample(&last);
+        at = now;
+    }
+    *l = last;
+}
+
+const char *snap_slow_words(unsigned bits, char *buf, size_t cap)
+{
+    static const struct {
+        unsigned bit;
+        const char *words;
+    } reasons[] = {{SNAP_SLOW_POWER, "power cap"},
+                   {SNAP_SLOW_THERMAL, "hot"},
+                   {SNAP_SLOW_HARDWARE, "hardware slowdown"},
+                   {SNAP_SLOW_SETTING, "application clocks set"}};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0] && n < cap; i++)
+        if (bits & reasons[i].bit)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", reasons[i].words);
+    return buf;
+}

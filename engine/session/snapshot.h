@@ -62,6 +62,37 @@ typedef struct {
  * (mode multi has opened every GPU then). */
 void snap_gpus_get(snap_gpus *s);
 
+/* A GPU's state now, from NVML (kernels/gpu_live.h): what the panel shows
+ * live and `info` lists. */
+typedef struct {
+    int known;                /* 0: NVML could not say; why says why */
+    const char *why;
+    unsigned util_gpu, util_mem;  /* % of the last sample period busy */
+    unsigned sm_mhz, sm_max_mhz, mem_mhz;
+    double power_w, limit_w;
+    unsigned temp_c;
+    unsigned slow;            /* SNAP_SLOW_* bits: why the clocks are held down now */
+} snap_live_gpu;
+
+/* The reasons, as kernels/gpu_live.h's GPU_SLOW_* (snapshot.c checks). */
+#define SNAP_SLOW_POWER 1
+#define SNAP_SLOW_THERMAL 2
+#define SNAP_SLOW_HARDWARE 4
+#define SNAP_SLOW_SETTING 8
+
+typedef struct {
+    int n;                    /* visible GPUs */
+    snap_live_gpu gpu[SNAP_MAX_GPUS];
+} snap_live;
+
+/* Every visible GPU's state, sampled at most every SNAP_LIVE_MS: the panel
+ * asks at every redraw and, while a long command runs, at every tick. */
+#define SNAP_LIVE_MS 250.0
+void snap_live_get(snap_live *l);
+/* Why the clocks were held down, in a few words ("power cap, hot"); "" if
+ * bits is 0. */
+const char *snap_slow_words(unsigned bits, char *buf, size_t cap);
+
 /* How GPUs i and j are linked, each way: [0] is j's memory read by i (a
  * copy from j to i), [1] the reverse. */
 typedef struct {

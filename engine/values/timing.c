@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "kernels/gpu_live.h"
 
 #define ONETIME_MAX 48
 
@@ -60,6 +61,8 @@ void timing_begin(const char *text, size_t len, const cuk_backend *mode)
     T.active = 1;
     T.device_work = 0;
     T.events_now = T.events_on;
+    if (T.events_now)
+        gpu_live_mark();
     T.cmd_t0 = timing_now_ms();
 }
 
@@ -215,6 +218,9 @@ int timing_end(int failed)
         T.cur.bytes += o->bytes;
     }
     T.cur.wall_ms = timing_now_ms() - T.cmd_t0 - T.cur.setup_ms;
+    /* after the clock: whether NVML saw the clocks held down meanwhile */
+    if (T.device_work && T.events_now && rc == 0)
+        T.cur.slowed = gpu_live_slowed_since(0) & GPU_SLOW_THROTTLED;
     T.cur.kernel_lo = T.cur.kernel_hi = T.cur.kernel_ms;
     if (failed || rc != 0)
         T.cur.failed = cuk_err_get()->kind == CUK_E_CANCEL ? TIMING_STOPPED : TIMING_ERROR;

@@ -61,6 +61,10 @@ typedef struct {
     /* The relative error against float64 that bench measured for this
      * mode's result (accuracy.h); NaN where none was measured. */
     double rel_err;
+    /* Why the GPU's clocks were held down while its kernels were timed
+     * (kernels/gpu_live.h's GPU_SLOW_THROTTLED bits); 0 if they were not,
+     * or if nothing timed them or NVML could not say. */
+    unsigned slowed;
     int nops;
     timing_op ops[TIMING_MAX_OPS];
 } timing_cmd;

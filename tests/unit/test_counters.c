@@ -6,7 +6,9 @@
  * without a GPU, in a host mode, and with a driver that denies the
  * counters (faked: gpu_counters_test_deny) refuses, saying why and how to
  * enable them, and changes nothing; the parser wants a statement; the
- * table and its plain words from made-up counters.
+ * table and its plain words from made-up counters; NVML absent (CUK_NVML
+ * names no file) leaves the live state unknown with its reason and breaks
+ * nothing.
  *
  * On a GPU (each case skips by name without one): the uncoalesced naive
  * product's loads take >= 4x the sectors per request of the coalesced one;
@@ -25,8 +27,10 @@
 
 #include "base/error.h"
 #include "engine/measure/count.h"
+#include "engine/lang/timereport.h"
 #include "engine/run/run.h"
 #include "engine/session/session.h"
+#include "engine/session/snapshot.h"
 #include "engine/values/matrix.h"
 #include "kernels/gpu.h"
 #include "tests/capture.h"
@@ -148,6 +152,24 @@ static void count_in_host_mode(void)
     check_end();
 }
 
+/* CUK_NVML names no file (set in main, before NVML is first asked for):
+ * every GPU's state unknown with the loader's reason; the rest works. */
+static void live_without_nvml(void)
+{
+    snap_live l;
+    char words[64];
+    snap_live_get(&l);
+    CHECK(l.n == gpu_count());
+    for (int g = 0; g < l.n; g++)
+        CHECKF(!l.gpu[g].known && strstr(l.gpu[g].why, "NVML cannot be loaded"), "GPU %d: %s", g,
+               l.gpu[g].known ? "known" : l.gpu[g].why);
+    CHECK(run("info") == RUN_OK);
+    CHECKF(!gpu_usable(NULL) || strstr(captured, "now:      unknown: NVML cannot be loaded"), "info: %s", captured);
+    CHECK(run("time on; mode cpu; x = rand(30); time off") == RUN_OK);
+    CHECK(strcmp(snap_slow_words(SNAP_SLOW_POWER | SNAP_SLOW_THERMAL, words, sizeof words), "power cap, hot") == 0);
+    CHECK(strcmp(snap_slow_words(0, words, sizeof words), "") == 0);
+}
+
 /* A made-up kernel row: metrics by name, the rest NaN (as unread). */
 static gpu_counter_row fake_row(const char *kernel, double theory, const char *const *names, const double *values,
                                 int nvalues)
@@ -254,6 +276,28 @@ static void count_table_words(void)
     capture_reset();
     count_show(S, rows, &sum, &c);
     CHECKF(says("kept 40% of the SMs' warp slots busy, of the 100%"), "words: %s", captured);
+}
+
+/* A timing the GPU slowed says so, with the reason: `time on` (and its
+ * JSON); one it did not slow says nothing of clocks. */
+static void slowed_timing_says_so(void)
+{
+    timing_cmd c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.text, sizeof c.text, "C = A @ B");
+    c.mode = S->mode;
+    c.wall_ms = c.kernel_ms = 1.5;
+    c.slowed = SNAP_SLOW_POWER;
+    capture_reset();
+    time_report(&c, 0, 80);
+    CHECKF(says("the GPU held its clocks down (power cap): slower than it can run"), "said: %s", captured);
+    capture_reset();
+    time_report(&c, 1, 80);
+    CHECKF(strstr(captured, "\"slowed\":\"power cap\""), "JSON: %s", captured);
+    c.slowed = 0;
+    capture_reset();
+    time_report(&c, 0, 80);
+    CHECKF(!strstr(captured, "clocks"), "said: %s", captured);
 }
 
 /* ---- on a GPU ---- */
@@ -474,6 +518,7 @@ static void watchdog(int sig)
 
 int main(void)
 {
+    setenv("CUK_NVML", "/nonexistent/libnvidia-ml.so.1", 1);
     signal(SIGALRM, watchdog);
     alarm(WATCHDOG_S);
     out_set_sink(&sink);
@@ -486,7 +531,9 @@ int main(void)
     RUN(count_denied);
     RUN(count_needs_statement);
     count_in_host_mode();
+    RUN(live_without_nvml);
     RUN(count_table_words);
+    RUN(slowed_timing_says_so);
     count_coalescing();
     count_bank_conflicts();
     count_dram_bytes();
