@@ -76,6 +76,9 @@ CU_SRC     :=
 ifeq ($(WITH_BLAS),1)
 FEATURES += -DCUK_HAVE_BLAS=1
 endif
+# `kernel "file.cu"` opens NVRTC with dlopen (kernels/nvrtc.c): where the
+# run path does not lead to it (a build without CUDA), the toolkit's lib64.
+FEATURES += -DCUK_CUDA_LIB='"$(CUDA_HOME)/lib64"'
 
 ifeq ($(WITH_CUDA),1)
 CU_SRC    := $(wildcard kernels/*.cu)

@@ -9,6 +9,10 @@
 
 #include "base/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { OUT_NORMAL, OUT_ERROR } out_channel;
 
 typedef struct {
@@ -43,5 +47,9 @@ int out_std_check(void);
  * for the end of the program. -1 also if stderr lost output, which can only
  * be told by the exit status. */
 int out_std_close(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

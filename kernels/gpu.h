@@ -90,6 +90,13 @@ typedef struct {
 /* Fill up to cap rows for the kernels mode launched, its borrowed ones
  * included; returns the count. */
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap);
+/* A launch made where this process cannot ask the driver about it (a
+ * user mode's kernel, in its helper process), recorded under mode with
+ * the facts given (row's name, grid, block, smem, regs, static_smem,
+ * blocks_per_sm; its launches field is ignored). */
+void gpu_kernel_ran_elsewhere(const struct cuk_backend *mode, const gpu_kernel_row *row);
+/* Forget mode's launches (a user mode made again from its edited file). */
+void gpu_kernels_forget(const struct cuk_backend *mode);
 
 
 /* --- hardware counters (gpu_counters.cu): `count` ---------------------------

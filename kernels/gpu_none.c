@@ -1,12 +1,14 @@
 /* gpu_none.c - kernels/gpu.h for a build without CUDA: there is never a
  * device, so the GPU modes of the table (modes.c) are listed as unavailable
- * with this file's reason, and their ops are never called. */
+ * with this file's reason, and their ops are never called. Also the user
+ * modes' helper process (user_client.h), which then never starts. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "kernels/gpu.h"
+#include "kernels/user_client.h"
 
 #define NO_CUDA "cuk was built without CUDA (nvcc not found at build time)"
 
@@ -58,6 +60,8 @@ double gpu_mark_elapsed(gpu_mark *from, gpu_mark *to) { return -1.0; }
 int gpu_cublas_version(void) { return 0; }
 
 int gpu_kernel_rows(const struct cuk_backend *mode, gpu_kernel_row *rows, int cap) { return 0; }
+void gpu_kernel_ran_elsewhere(const struct cuk_backend *mode, const gpu_kernel_row *row) {}
+void gpu_kernels_forget(const struct cuk_backend *mode) {}
 
 int gpu_count(void) { return 0; }
 int gpu_facts_of(int g, device_facts *f, size_t *free_bytes, size_t *total_bytes) { return no_cuda(); }
@@ -120,3 +124,19 @@ int gpu_counters_known(const char *chip, const gpu_metric *metrics, int n, int *
 }
 
 int gpu_pci_bus_id(int g, char *buf, int cap) { return -1; }
+int uc_load(int slot, const void *image, size_t len, const int *defined, user_kernel_facts *facts)
+{
+    return no_cuda();
+}
+
+int uc_loaded(int slot) { return 0; }
+int uc_run(const uc_request *r, uc_result *res) { return no_cuda(); }
+int uc_fetch(void *host, size_t bytes) { return no_cuda(); }
+int uc_deliver(float *dst, size_t bytes) { return no_cuda(); }
+int uc_alive(void) { return 0; }
+
+int uc_helper_serve(void)
+{
+    fprintf(stderr, "cuk: %s\n", NO_CUDA);
+    return 1;
+}

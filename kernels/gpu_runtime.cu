@@ -311,29 +311,36 @@ extern "C" void *gpu_dlopen(const char *file, char *why, size_t cap)
 typedef struct {
     const cuk_backend *mode;   /* the mode that launched it */
     const char *name;
-    const void *func;          /* NULL for library calls */
+    const void *func;          /* NULL for library calls and launches elsewhere */
     dim3 grid, block;
     size_t smem;
     int launches;
+    int elsewhere;             /* its facts came with it (gpu_kernel_ran_elsewhere) */
+    gpu_kernel_row facts;
 } launch_record;
 
 #define MAX_RECORDS 256   /* (mode, kernel) pairs: the variants add many */
 static launch_record records[MAX_RECORDS];
 static int nrecords;
 
-static launch_record *record_for(const char *name, const void *func)
+static launch_record *record_of(const cuk_backend *mode, const char *name, const void *func)
 {
-    const cuk_backend *mode = mode_running();
     for (int i = 0; i < nrecords; i++)
         if (records[i].mode == mode && records[i].func == func && strcmp(records[i].name, name) == 0)
             return &records[i];
     if (nrecords == MAX_RECORDS)
         return NULL;
     launch_record *r = &records[nrecords++];
+    *r = launch_record();
     r->mode = mode;
     r->name = name;
     r->func = func;
     return r;
+}
+
+static launch_record *record_for(const char *name, const void *func)
+{
+    return record_of(mode_running(), name, func);
 }
 
 extern "C" int gpu_launched(const char *name, const void *func, dim3 grid, dim3 block, size_t smem,
@@ -366,6 +373,25 @@ extern "C" void gpu_count_call(const char *name)
         gpu_counters_library(name);
 }
 
+extern "C" void gpu_kernel_ran_elsewhere(const cuk_backend *mode, const gpu_kernel_row *row)
+{
+    launch_record *r = record_of(mode, row->name, NULL);
+    if (!r)
+        return;
+    r->elsewhere = 1;
+    r->facts = *row;
+    r->launches++;
+}
+
+extern "C" void gpu_kernels_forget(const cuk_backend *mode)
+{
+    int kept = 0;
+    for (int i = 0; i < nrecords; i++)
+        if (records[i].mode != mode)
+            records[kept++] = records[i];
+    nrecords = kept;
+}
+
 /* Registers, static shared memory and occupancy of a recorded kernel. */
 static void describe(const launch_record *r, gpu_kernel_row *row)
 {
@@ -393,6 +419,8 @@ extern "C" int gpu_kernel_rows(const cuk_backend *mode, gpu_kernel_row *rows, in
             continue;
         gpu_kernel_row *row = &rows[count++];
         memset(row, 0, sizeof *row);
+        if (r->elsewhere)
+            *row = r->facts;
         row->name = r->name;
         if (r->func) {
             row->grid[0] = r->grid.x, row->grid[1] = r->grid.y, row->grid[2] = r->grid.z;
@@ -400,7 +428,8 @@ extern "C" int gpu_kernel_rows(const cuk_backend *mode, gpu_kernel_row *rows, in
             row->dyn_smem = r->smem;
         }
         row->launches = r->launches;
-        describe(r, row);
+        if (!r->elsewhere)
+            describe(r, row);
     }
     return count;
 }

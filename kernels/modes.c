@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/gpu.h"
+#include "kernels/user.h"
 
 /* The entry points the rows name, each defined in its mode's file. */
 cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul, tf32_matmul,
@@ -137,18 +138,20 @@ static void resolve(void)
     done = 1;
 }
 
-int mode_count(void) { return NMODES; }
+/* The table's rows, then the user modes (user.h: `kernel "file.cu"`). */
+int mode_count(void) { return NMODES + user_mode_count(); }
 
 const cuk_backend *mode_get(int i)
 {
     resolve();
-    return i >= 0 && i < NMODES ? &table[i] : NULL;
+    return i >= 0 && i < NMODES ? &table[i] : user_mode_get(i - NMODES);
 }
 
 const cuk_backend *mode_find(const char *name)
 {
     resolve();
-    return row_named(name);
+    const cuk_backend *m = row_named(name);
+    return m ? m : user_mode_find(name);
 }
 
 const cuk_backend *mode_reference(void)

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/out.h"
 #include "engine/lecture/lecture.h"
+#include "engine/run/kernel.h"
 #include "engine/run/run.h"
 #include "engine/session/session.h"
 #include "repl/repl.h"
@@ -107,6 +108,9 @@ int main(int argc, char **argv)
 {
     const char *file = NULL, *text = NULL;
     int panel = 1, json = 0, step = 0, echo = 0, rehearse = 0;
+    int helper = kernel_helper_main(argc, argv); /* cuk started again to run user kernels */
+    if (helper >= 0)
+        return helper;
     setlocale(LC_CTYPE, ""); /* readline's multibyte editing; numbers stay in the C locale */
     hold_std_fds();
     for (int i = 1; i < argc; i++) {

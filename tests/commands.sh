@@ -57,6 +57,16 @@ if [ $gpu = 1 ]; then # every GPU; with two or more, their links, measured
         "$cuk" -e 'info'
 fi
 check kernels_host 0 'runs on the host' -- "$cuk" -e 'mode cpu; kernels'
+# User kernels (kernel "file.cu"): the lab's exercises beside the binary;
+# a file that does not compile stops a script at the `kernel` line, after
+# the compiler's message at the file's line and column.
+check help_lab 0 '^  1-naive$' '^      Exercise 1: the naive product' '^  5-transpose$' 'cuk FOLDER/check.cuk' -- \
+    "$cuk" -e 'help lab'
+printf 'extern "C" __global__ void cuk_sum(float *out, const float *in, int n)\n{\n    *out = in[0] +;\n}\n' >oops.cu
+printf 'x = 1\nkernel "oops.cu"\ny = 2\n' >oops.cuk
+check kernel_error_script 1 '^oops.cu:3:19: error: expected an expression$' '^      \*out = in\[0\] \+;$' \
+    '^                    \^$' '^oops.cuk:2:8: error: kernel: oops.cu did not compile \(1 error\)$' '!^y = 2' -- \
+    "$cuk" oops.cuk
 check panel_script 1 'panel: needs an interactive terminal' -- "$cuk" -e 'panel on'
 check format 0 '^p = 3.1415927$' '^q = 3.1416$' -- "$cuk" -e 'format long; p = 3.14159265, format short; q = p'
 for t in language functions commands modes files keys; do

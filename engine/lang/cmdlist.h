@@ -24,7 +24,8 @@ typedef enum {
     ARGS_BENCH,     /* [MODE... ':'] expression */
     ARGS_LADDER,    /* [MODE... ':'] expression for NAME in NUMBER... */
     ARGS_FILE_OR_OFF, /* "file" or off */
-    ARGS_RUN        /* "file" [NAME]: NAME is step or rehearse */
+    ARGS_RUN,       /* "file" [NAME]: NAME is step or rehearse */
+    ARGS_KERNEL     /* "file" [for NAME] */
 } args_shape;
 
 #define CUK_COMMANDS(X)                                                                                          \
@@ -54,6 +55,8 @@ typedef enum {
       "keep a transcript of what is typed and shown")                                                            \
     X(RUN, run, NULL, ARGS_RUN, "run \"f.cuk\" [step]",                                                        \
       "run a script in this session; step: each statement waits for Enter")                                     \
+    X(KERNEL, kernel, NULL, ARGS_KERNEL, "kernel \"f.cu\" [for ARCH]",                                          \
+      "compile your CUDA kernels into a mode named after the file (help kernel)")                              \
     X(HELP, help, NULL, ARGS_TOPIC, "help [topic]", "this help; topics: language, functions, commands, modes, ...") \
     X(FORMAT, format, NULL, ARGS_FORMAT, "format short|long", "digits shown: short (5) or long (8)")             \
     X(SET, set, NULL, ARGS_SETTING, "set [name [value]]", "list, show or change the kernel variant switches")    \

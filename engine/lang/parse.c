@@ -587,6 +587,14 @@ static int parse_command_args(parser *P, stmt *s)
             push_word(P, &args, TK_NAME, "expected step or rehearse after the file name") != 0)
             return -1;
         break;
+    case ARGS_KERNEL:
+        if (push_word(P, &args, TK_STRING, "expected a file name in double quotes: kernel \"my_matmul.cu\"") != 0)
+            return -1;
+        if (!at_stmt_end(P) &&
+            (expect_word(P, "for", "expected for and an architecture after the file name (for sm_90), or nothing") != 0 ||
+             push_word(P, &args, TK_NAME, "expected an architecture after for: sm_90 or compute_75") != 0))
+            return -1;
+        break;
     case ARGS_BENCH:
         if (parse_mode_subset(P, &args) != 0 || !(s->expr = parse_expr(P)))
             return -1;
@@ -608,11 +616,14 @@ static int parse_command_args(parser *P, stmt *s)
             w->kind = AST_STRING;
         }
         break;
-    case ARGS_SETTING:
+    case ARGS_SETTING: /* a switch and its value; or kernel, a setting of user kernels and its value */
         if (!at_stmt_end(P) && push_word(P, &args, TK_NAME, "expected the name of a switch") != 0)
             return -1;
         if (args.n == 1 && !at_stmt_end(P) &&
             push_word(P, &args, at(P, TK_NUMBER) ? TK_NUMBER : TK_NAME, "expected a value for the switch") != 0)
+            return -1;
+        if (args.n == 2 && !at_stmt_end(P) && !strcmp(((ast *)args.v[0])->text, "kernel") &&
+            push_word(P, &args, TK_NUMBER, "expected a number for the setting") != 0)
             return -1;
         break;
     }

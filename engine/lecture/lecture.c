@@ -129,12 +129,13 @@ static const char *lacking(const cuk_backend *be)
 }
 
 /* What runs even while skipping: settings, which the statements that do
- * run later depend on as they would in the real run, and `run`, whose
- * script is rehearsed statement by statement. */
+ * run later depend on as they would in the real run, `run`, whose script
+ * is rehearsed statement by statement, and `kernel`, which compiles
+ * without a GPU and says so. */
 static int runs_while_skipping(const stmt *st)
 {
     return st->kind == STMT_CMD && (st->cmd == CMD_SET || st->cmd == CMD_SEED || st->cmd == CMD_TIME ||
-                                    st->cmd == CMD_FORMAT || st->cmd == CMD_RUN);
+                                    st->cmd == CMD_FORMAT || st->cmd == CMD_RUN || st->cmd == CMD_KERNEL);
 }
 
 /* The variables whose making a rehearsal skipped ("ghosts"): a statement

@@ -1,10 +1,12 @@
 /* lessons.c - the lecture kit's help (see lessons.h): `help scripts` (how
- * a script runs, and runs for a lecture) and `help lessons`, which lists the
+ * a script runs, and runs for a lecture), `help lessons`, which lists the
  * demo scripts in the order lecture.cuk runs them, each with the sentence
- * its first "#:" line says it demonstrates. The scripts are read at run
+ * its first "#:" line says it demonstrates, and `help lab`, the exercises
+ * of scripts/lab/ with their check scripts' first "#:" lines. The scripts are read at run
  * time, so that they are the one place their descriptions are written. */
 #include "engine/lecture/lessons.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,44 @@ static int list_lessons(void)
     return 0;
 }
 
+/* Sort names, a few dozen. */
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* help lab: each exercise folder of scripts/lab with its check.cuk's
+ * first heading. */
+static int list_lab(void)
+{
+    char dir[PATH_MAX], lab[PATH_MAX + 8], about[1024], *names[64];
+    int n = 0;
+    DIR *d;
+    if (scripts_folder(dir, sizeof dir) != 0)
+        return cuk_err("help lab: the scripts are not beside cuk (scripts/, ../scripts/ or ../share/cuk/scripts/ "
+                       "of the binary's folder)");
+    snprintf(lab, sizeof lab, "%s/lab", dir);
+    if (!(d = opendir(lab)))
+        return cuk_err("help lab: cannot read '%s'", lab);
+    for (struct dirent *e; (e = readdir(d)) && n < 64;)
+        if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)))
+            n++;
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    out_printf("the lab: write a kernel, check it against float64, bench it against the ladder.\n"
+               "each exercise is a folder of %s: a .cu file with TODOs, check.cuk, and solution/.\n", lab);
+    for (int i = 0; i < n; i++) {
+        char sub[PATH_MAX + 80];
+        snprintf(sub, sizeof sub, "%s/%s", lab, names[i]);
+        first_heading(sub, "check.cuk", about, sizeof about);
+        if (about[0]) {
+            out_printf("  %s\n", names[i]);
+            wrapped(about, 6);
+        }
+        free(names[i]);
+    }
+    out_printf("copy a folder, fill in the TODOs, then:  cuk FOLDER/check.cuk\n"
+               "`help kernel`: the entry points and the launch line; docs/lab.md walks through the first.\n");
+    return 0;
+}
+
 void lessons_overview(void)
 {
     out_printf("a lecture: `help lessons` lists the demo scripts, `help scripts` shows --step and --rehearse.\n");
@@ -158,6 +198,8 @@ int lessons_help(const char *topic)
 {
     if (!strcmp(topic, "lessons") || !strcmp(topic, "lecture"))
         return list_lessons() == 0 ? 1 : -1;
+    if (!strcmp(topic, "lab"))
+        return list_lab() == 0 ? 1 : -1;
     if (!strcmp(topic, "scripts") || !strcmp(topic, "step") || !strcmp(topic, "rehearse")) {
         out_printf("%s", help_scripts);
         return 1;

@@ -1,12 +1,13 @@
 /* lessons.h - the lecture kit's help pages: `help scripts` (running a
- * script, headings, step mode, rehearsal) and `help lessons` (the demo
+ * script, headings, step mode, rehearsal), `help lessons` (the demo
  * scripts beside the binary, each with the sentence its first "#:" line
- * says it demonstrates). */
+ * says it demonstrates) and `help lab` (the exercises of scripts/lab/). */
 #ifndef CUK_LESSONS_H
 #define CUK_LESSONS_H
 
-/* help TOPIC if the topic is one of these pages (lessons, lecture, scripts,
- * step, rehearse): 1 when shown, -1 with the error set, 0 if not ours. */
+/* help TOPIC if the topic is one of these pages (lessons, lecture, lab,
+ * scripts, step, rehearse): 1 when shown, -1 with the error set, 0 if not
+ * ours. */
 int lessons_help(const char *topic);
 
 /* The overview's line pointing at these pages. */

@@ -24,6 +24,7 @@
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
 #include "kernels/host_threads.h"
+#include "kernels/user.h"
 #include "kernels/variants.h"
 
 static const char *arg_text(const stmt *st, int i) { return i < st->narg ? st->arg[i]->text : NULL; }
@@ -652,6 +653,26 @@ static void set_list(const cuk_session *s)
     out_printf("  %-9s %-11s %-20s %s\n", "counters", s->counters ? "on" : "off", "on off",
                "every statement: what the GPU counted (count)");
     out_printf("`set NAME` explains a switch, `set NAME VALUE` changes it.\n");
+    out_printf("`set kernel timeout S`: a user mode's kernel may run S seconds (now %g) before it is stopped.\n",
+               user_timeout());
+}
+
+/* set kernel timeout [S]: how long a user mode's kernel may run. */
+static int set_kernel(const stmt *st)
+{
+    if (st->narg < 2 || strcmp(arg_text(st, 1), "timeout"))
+        return cuk_err_at(st->narg < 2 ? st->arg[0]->pos : st->arg[1]->pos,
+                          "set: kernel has one setting: set kernel timeout SECONDS");
+    if (st->narg == 2) {
+        out_printf("kernel timeout: %g s: a user mode's kernel running longer is stopped with its helper process\n",
+                   user_timeout());
+        return 0;
+    }
+    if (user_timeout_set(st->arg[2]->num) != 0) {
+        cuk_err_locate(st->arg[2]->pos);
+        return -1;
+    }
+    return 0;
 }
 
 /* set counters [on|off]: a setting of the session's, not a kernel's. */
@@ -685,6 +706,8 @@ int cmd_set(cuk_session *s, const stmt *st)
     }
     if (!strcmp(arg_text(st, 0), "counters"))
         return set_counters(s, st);
+    if (!strcmp(arg_text(st, 0), "kernel"))
+        return set_kernel(st);
     if (!(sw = variant_lookup(arg_text(st, 0)))) {
         cuk_err_locate(st->arg[0]->pos);
         return -1;

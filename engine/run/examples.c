@@ -51,6 +51,8 @@ static const struct {
     {"help", "help rand\n"
              "help scripts                    # headings, --step and --rehearse for a lecture"},
     {"info", "info                            # SMs, peak FP32, bandwidth, memory; every GPU, links; the host"},
+    {"kernel", "kernel \"my_matmul.cu\"           # mode my_matmul: its cuk_matmul, the rest from tiled\n"
+               "kernel \"my_matmul.cu\" for sm_90  # only compile it, for that GPU (none needed here)"},
     {"kernels", "mode tiled; C = rand(1000) @ rand(1000);\n"
                 "kernels                         # grid, block, registers, shared memory, blocks per SM"},
     {"ladder", "ladder A @ B for n in 100 300 1000 3000   # every mode at each n; * marks estimates"},

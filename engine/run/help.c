@@ -7,6 +7,7 @@
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
 #include "engine/run/examples.h"
+#include "engine/run/kernel.h"
 #include "engine/lecture/lessons.h"
 
 static const char help_overview[] =
@@ -19,7 +20,8 @@ static const char help_overview[] =
     "  time on                print what each command costs\n"
     "\n"
     "  bench naive cublas: A @ B    just those modes;  help timing: what is measured\n"
-    "help topics: language, functions, commands, modes, timing, files, keys, scripts, lessons\n"
+    "help topics: language, functions, commands, modes, timing, files, keys, scripts, lessons,\n"
+    "kernel (your own CUDA kernels as a mode), lab (exercises for them)\n"
     "help NAME explains one function or command, e.g. `help rand`, `help bench`.\n";
 
 static const char help_language[] =
@@ -166,7 +168,10 @@ int cmd_help(cuk_session *s, const stmt *st)
             out_printf("%s", pages[i].text);
             return 0;
         }
-    if (!strcmp(topic, "functions"))
+    if (!strcmp(topic, "kernel")) {
+        help_name(topic);
+        kernel_help();
+    } else if (!strcmp(topic, "functions"))
         help_functions();
     else if (!strcmp(topic, "commands"))
         help_commands();
@@ -175,7 +180,7 @@ int cmd_help(cuk_session *s, const stmt *st)
     else if (strchr("@+-*/'", topic[0]) && topic[0])
         out_printf("%s", help_language);
     else if (!help_name(topic))
-        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys, scripts, lessons)",
-                       topic);
+        return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys, scripts, "
+                       "lessons, kernel, lab)", topic);
     return 0;
 }

@@ -119,13 +119,15 @@ const timing_op *cost_main_op(const timing_cmd *c)
 }
 
 /* A tiled product reuses each load as many times as its tile is wide: the
- * `tile` switch's value (the mode row holds the default's). Read when the
+ * `tile` switch's value (the mode row holds the default's), for the modes
+ * the switch applies to (a user mode's reuse is its file's). Read when the
  * record is explained: `set tile` between a product and its `why` is taken
  * as already in force. */
 static int tile_reuse(const cuk_backend *be)
 {
     int tile = atoi(variant_value(VAR_TILE));
-    return be->matmul_reuse > 1 && tile > 1 ? tile : be->matmul_reuse;
+    int switched = variant_applies(variant_get(VAR_TILE), be->name, "matmul");
+    return be->matmul_reuse > 1 && tile > 1 && switched ? tile : be->matmul_reuse;
 }
 
 /* The traffic the kernel's loads ask for, from its access pattern. A

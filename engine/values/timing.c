@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "kernels/gpu_live.h"
+#include "kernels/user.h"
 
 #define ONETIME_MAX 48
 
@@ -27,6 +28,9 @@ static struct {
     int gate;                             /* timing_gate */
     double cmd_t0, op_t0, setup_t0;
     gpu_mark *marks[2 * TIMING_MAX_OPS];  /* start and end of each op of cur */
+    /* The kernel time an op of cur measured itself (a user mode's, in its
+     * helper process: its marks would time the copies to it too); < 0 none. */
+    double own_ms[TIMING_MAX_OPS];
     timing_cmd hist[TIMING_HISTORY];      /* filed statements, a ring */
     int hist_n, hist_next;
     timing_onetime onetime[ONETIME_MAX]; /* one-time costs, oldest first */
@@ -60,6 +64,8 @@ void timing_begin(const char *text, size_t len, const cuk_backend *mode)
     T.cur.rel_err = NAN;
     T.active = 1;
     T.device_work = 0;
+    for (int i = 0; i < TIMING_MAX_OPS; i++)
+        T.own_ms[i] = -1;
     T.events_now = T.events_on;
     if (T.events_now)
         gpu_live_mark();
@@ -78,6 +84,7 @@ static int record_mark(int i)
 
 int timing_op_begin(const cuk_backend *be)
 {
+    user_kernel_ms_take(); /* a time left by an op outside the record is not this op's */
     if (!T.active)
         return 0;
     if (!mode_on_device(be)) {
@@ -123,6 +130,9 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
     o->count++;
     o->flops += flops;
     o->bytes += bytes;
+    double own = user_kernel_ms_take();
+    if (own >= 0)
+        T.own_ms[i] = (T.own_ms[i] > 0 ? T.own_ms[i] : 0) + own;
     if (!mode_on_device(be))
         o->ms += timing_now_ms() - T.op_t0;
     else if (T.events_now && record_mark(2 * i + 1) != 0)
@@ -211,7 +221,9 @@ int timing_end(int failed)
         rc = gpu_sync();
     for (int i = 0; i < T.cur.nops; i++) {
         timing_op *o = &T.cur.ops[i];
-        if (o->on_device)
+        if (o->on_device && T.own_ms[i] >= 0)
+            o->ms = T.own_ms[i];
+        else if (o->on_device)
             o->ms = rc == 0 && T.events_now ? gpu_mark_elapsed(T.marks[2 * i], T.marks[2 * i + 1]) : -1;
         T.cur.kernel_ms += o->ms > 0 ? o->ms : 0;
         T.cur.flops += o->flops;
