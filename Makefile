@@ -281,6 +281,7 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cuk/scripts
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cuk
 	install -m 644 scripts/*.cuk $(DESTDIR)$(PREFIX)/share/cuk/scripts/
+	cp -R scripts/lab $(DESTDIR)$(PREFIX)/share/cuk/scripts/
 
 # ./cuk belongs to the default build; other folders leave it alone.
 clean:
