@@ -35,6 +35,8 @@ extern char **environ;
 /* The helper, while one runs. */
 static struct {
     pid_t pid;                  /* 0: none */
+    int status;                 /* how it ended, once reaped (ended: 1) */
+    int ended;
     int sock, out;              /* its socket; the read end of its output */
     int loaded[USER_MAX_MODES];
     struct {
@@ -43,11 +45,25 @@ static struct {
     } buf[UW_BUFS];
     int lines, hidden;          /* printf lines shown and held back this run */
     int at_line_start;
-} H = {0, -1, -1};
+} H = {0, 0, 0, -1, -1};
 
-extern "C" int uc_alive(void) { return H.pid > 0; }
+static void end_helper(char *why, size_t cap);
 
-extern "C" int uc_loaded(int slot) { return H.pid > 0 && H.loaded[slot]; }
+/* 1 if a helper process is there. One that ended between runs (killed
+ * from outside, crashed) is reaped and closed here, before anything of
+ * the session's touches memory it lent. */
+static int still_there(void)
+{
+    if (H.pid > 0 && !H.ended && waitpid(H.pid, &H.status, WNOHANG) == H.pid) {
+        H.ended = 1;
+        end_helper(NULL, 0);
+    }
+    return H.pid > 0;
+}
+
+extern "C" int uc_alive(void) { return still_there(); }
+
+extern "C" int uc_loaded(int slot) { return still_there() && H.loaded[slot]; }
 
 static char *data_of(int b) { return H.buf[b].base + UW_GUARD; }
 
@@ -126,13 +142,15 @@ static void unmap(int b)
     H.buf[b].cap = 0;
 }
 
-/* How the helper process ended, in words, after waiting for it. */
+/* How the helper process ended, in words, after waiting for it (if
+ * still_there has not). */
 static void reap(char *why, size_t cap)
 {
-    int st = 0;
-    pid_t r;
-    while ((r = waitpid(H.pid, &st, 0)) < 0 && errno == EINTR)
+    int st = H.status;
+    pid_t r = H.pid;
+    while (!H.ended && (r = waitpid(H.pid, &st, 0)) < 0 && errno == EINTR)
         ;
+    H.ended = 1;
     if (r < 0)
         snprintf(why, cap, "it ended");
     else if (WIFSIGNALED(st))
@@ -149,7 +167,8 @@ static void end_helper(char *why, size_t cap)
     char how[160];
     if (H.pid <= 0)
         return;
-    kill(H.pid, SIGKILL);
+    if (!H.ended) /* a reaped pid may be another process's by now */
+        kill(H.pid, SIGKILL);
     drain_output(0);
     output_done();
     close(H.sock);
@@ -161,6 +180,7 @@ static void end_helper(char *why, size_t cap)
         unmap(b);
     memset(H.loaded, 0, sizeof H.loaded);
     H.pid = 0;
+    H.ended = 0;
     H.sock = H.out = -1;
 }
 
@@ -243,7 +263,7 @@ extern "C" int uc_load(int slot, const void *image, size_t len, const int *defin
     uw_loaded *a = (uw_loaded *)calloc(1, sizeof *a);
     if (!a)
         return cuk_err("out of host memory");
-    if (H.pid <= 0 && start_helper() != 0) {
+    if (!still_there() && start_helper() != 0) {
         free(a);
         return -1;
     }
