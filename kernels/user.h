@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define USER_MAX_MODES 8
+#define USER_MAX_MODES 16
 #define USER_HELPER_FLAG "--kernel-helper"
 
 /* Make build b (compiled without errors, user_compile.h) the user mode of

@@ -457,11 +457,20 @@ SLOT_OPS(4)
 SLOT_OPS(5)
 SLOT_OPS(6)
 SLOT_OPS(7)
+SLOT_OPS(8)
+SLOT_OPS(9)
+SLOT_OPS(10)
+SLOT_OPS(11)
+SLOT_OPS(12)
+SLOT_OPS(13)
+SLOT_OPS(14)
+SLOT_OPS(15)
 
 #define SLOT_ROW(i) {matmul_##i, transpose_##i, ewise_##i, unary_##i, reduce_##i, NULL, NULL, NULL, NULL, NULL}
-static const cuk_ops slot_ops[USER_MAX_MODES] = {SLOT_ROW(0), SLOT_ROW(1), SLOT_ROW(2), SLOT_ROW(3),
-                                                 SLOT_ROW(4), SLOT_ROW(5), SLOT_ROW(6), SLOT_ROW(7)};
-_Static_assert(USER_MAX_MODES == 8, "SLOT_OPS makes the entries of 8 slots");
+static const cuk_ops slot_ops[USER_MAX_MODES] = {
+    SLOT_ROW(0),  SLOT_ROW(1),  SLOT_ROW(2),  SLOT_ROW(3),  SLOT_ROW(4),  SLOT_ROW(5),  SLOT_ROW(6),  SLOT_ROW(7),
+    SLOT_ROW(8),  SLOT_ROW(9),  SLOT_ROW(10), SLOT_ROW(11), SLOT_ROW(12), SLOT_ROW(13), SLOT_ROW(14), SLOT_ROW(15)};
+_Static_assert(USER_MAX_MODES == 16, "SLOT_OPS makes the entries of 16 slots");
 
 /* ---- registering ---- */
 

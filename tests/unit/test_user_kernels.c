@@ -479,6 +479,24 @@ static void helper_without_gpu(void)
 }
 #endif
 
+/* Modes up to USER_MAX_MODES; one more is an error that changes nothing.
+ * Run last: it leaves no room for more. */
+static void user_modes_limit(void)
+{
+    char name[32], src[64];
+    int all = mode_count(), before = user_mode_count();
+    write_file("limit.cu", "extern \"C\" __global__ void cuk_neg(float *out, const float *in, int n) {}\n");
+    for (int i = user_mode_count(); i < USER_MAX_MODES; i++) {
+        snprintf(name, sizeof name, "limit_%d.cu", i);
+        CHECK(rename("limit.cu", name) == 0);
+        snprintf(src, sizeof src, "kernel \"%s\"", name);
+        CHECKF(run(src) == RUN_OK, "%s", captured);
+        CHECK(rename(name, "limit.cu") == 0);
+    }
+    CHECK(user_mode_count() == USER_MAX_MODES && mode_count() == all + USER_MAX_MODES - before);
+    CHECK(run("kernel \"limit.cu\"") == RUN_ERROR && strstr(captured, "at most 16 user modes") && !mode_find("limit"));
+}
+
 /* ---- with a GPU ---- */
 
 /* A host copy of a matrix of the workspace, NULL if it is not there. */
@@ -641,20 +659,20 @@ static void gpu_faults_lose_nothing(void)
 /* kernels, why, the panel's record and save bench, for a user mode. */
 static void gpu_user_mode_is_a_mode(void)
 {
-    write_file("shown_mm.cu", kernel_help_example());
-    CHECK(run("kernel \"shown_mm.cu\"; mode shown_mm; A = rand(257, 130); B = rand(130, 65); time on; C = A @ B;") ==
+    write_file("my_matmul.cu", kernel_help_example());
+    CHECK(run("kernel \"my_matmul.cu\"; mode my_matmul; A = rand(257, 130); B = rand(130, 65); time on; C = A @ B;") ==
           RUN_OK);
     const timing_cmd *c = timing_history(0);
-    CHECKF(c && c->mode == mode_find("shown_mm") && c->nops == 1 && c->ops[0].ms > 0 && c->ops[0].mode == c->mode,
+    CHECKF(c && c->mode == mode_find("my_matmul") && c->nops == 1 && c->ops[0].ms > 0 && c->ops[0].mode == c->mode,
            "the record: %s", c ? c->text : "none");
-    CHECK(strstr(captured, "shown_mm"));
+    CHECK(strstr(captured, "my_matmul"));
     CHECK(run("kernels") == RUN_OK);
     int regs = 0;
     const char *row = strstr(captured, "  cuk_matmul ");
     CHECKF(row && sscanf(row, "  cuk_matmul %*s %*s %d", &regs) == 1 && regs > 0 && strstr(row, "5x17x1 "),
            "%s", captured);
-    CHECKF(run("why") == RUN_OK && strstr(captured, "(mode shown_mm"), "%s", captured);
-    CHECK(run("time off; bench shown_mm tiled cublas: A @ B") == RUN_OK && strstr(captured, "shown_mm"));
+    CHECKF(run("why") == RUN_OK && strstr(captured, "(mode my_matmul"), "%s", captured);
+    CHECK(run("time off; bench my_matmul tiled cublas: A @ B") == RUN_OK && strstr(captured, "my_matmul"));
     CHECK(run("save bench \"user_bench.json\"") == RUN_OK);
     FILE *f = fopen("user_bench.json", "r");
     char json[1 << 14] = "";
@@ -662,7 +680,7 @@ static void gpu_user_mode_is_a_mode(void)
     json[n] = '\0';
     if (f)
         fclose(f);
-    CHECKF(strstr(json, "\"mode\":\"shown_mm\"") && strstr(json, "\"mode\":\"cublas\""), "%s", json);
+    CHECKF(strstr(json, "\"mode\":\"my_matmul\"") && strstr(json, "\"mode\":\"cublas\""), "%s", json);
     run("mode tiled");
 }
 
@@ -744,6 +762,12 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--gpu"))
         host_cases();
     gpu_cases();
+    if (argc < 2 || strcmp(argv[1], "--gpu")) {
+        if (!nvrtc_missing())
+            RUN(user_modes_limit);
+        else
+            check_skip("user_modes_limit", nvrtc_missing());
+    }
     session_free(S);
     out_set_sink(NULL);
     char rm[96];
