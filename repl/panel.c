@@ -469,18 +469,20 @@ static int draw_live(int row, int w, int room)
 #define RATE_SHORT 17
 
 typedef struct {
-    int text, rate;                    /* widths */
-    int mode, kernel, speedup, copied; /* shown */
+    int text, rate, mode;              /* widths (mode: 0, not shown) */
+    int kernel, speedup, copied;       /* shown */
 } cmd_columns;
 
 static int cmd_fixed(const cmd_columns *c)
 {
-    return 2 + (c->mode ? 8 : 0) + (c->kernel ? 11 : 0) + 2 + c->rate + (c->speedup ? 8 : 0) + (c->copied ? 10 : 0);
+    return 2 + (c->mode ? c->mode + 1 : 0) + (c->kernel ? 11 : 0) + 2 + c->rate + (c->speedup ? 8 : 0) +
+           (c->copied ? 10 : 0);
 }
 
-static cmd_columns cmd_fit(int w)
+/* The columns at width w, the modes' names mode_w wide. */
+static cmd_columns cmd_fit(int w, int mode_w)
 {
-    cmd_columns c = {0, RATE_FULL, 1, 1, 1, 1};
+    cmd_columns c = {0, RATE_FULL, mode_w, 1, 1, 1};
     int *drop[] = {&c.kernel, &c.speedup, &c.mode};
     if (w - cmd_fixed(&c) < TEXT_MIN)
         c.rate = RATE_SHORT;
@@ -498,7 +500,7 @@ static void draw_cmd_row(int row, const cmd_columns *c, const char *text, const 
 {
     int x = draw_cell(P.top, row, 2, c->text, 0, a, text);
     if (c->mode)
-        x = draw_cell(P.top, row, x + 1, 7, 0, a ? a : P.look.mode, mode);
+        x = draw_cell(P.top, row, x + 1, c->mode, 0, a ? a : P.look.mode, mode);
     if (c->kernel)
         x = draw_cell(P.top, row, x + 1, 10, 1, a, kernel);
     x = draw_cell(P.top, row, x + 2, c->rate, 0, a | rate_a, rate);
@@ -532,7 +534,7 @@ static void rate_text(const timing_op *op, int width, char *buf, size_t cap)
  * that failed says "error", one cut short by Ctrl-C "stopped". */
 static void draw_command(int row, const cmd_columns *cols, const timing_cmd *c)
 {
-    char k[32], rate[80] = "", up[24] = "", moved[32], mode[16];
+    char k[32], rate[80] = "", up[24] = "", moved[32], mode[48];
     const timing_op *op = c->failed ? NULL : cost_main_op(c);
     if (c->failed)
         snprintf(rate, sizeof rate, "%s", c->failed == TIMING_STOPPED ? "stopped" : "error");
@@ -596,12 +598,15 @@ static void draw_top(void)
         present_draw(P.top, 1, h - 2, &P.look);
     } else {
         int ncmd = h >= 12 ? 5 : 2, longest = 32; /* "last commands (* median of runs)" */
+        int mode_w = 7;                              /* "tf32x3*"; a user mode's name may be longer */
         for (int i = 0; i < ncmd && timing_history(i); i++) {
-            const char *t = timing_history(i)->text;
-            if (draw_width(t, strlen(t)) > longest)
-                longest = draw_width(t, strlen(t));
+            const timing_cmd *c = timing_history(i);
+            if (draw_width(c->text, strlen(c->text)) > longest)
+                longest = draw_width(c->text, strlen(c->text));
+            int mw = c->mode ? (int)strlen(c->mode->name) + (c->runs > 1) : 0;
+            mode_w = mw > mode_w ? (mw < 24 ? mw : 24) : mode_w;
         }
-        cmd_columns cols = cmd_fit(w);
+        cmd_columns cols = cmd_fit(w, mode_w);
         if (cols.text > longest) /* the numbers next to the text on a wide screen */
             cols.text = longest;
         /* the memory lines and the GPUs' state may take what is left over
