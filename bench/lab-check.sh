@@ -64,7 +64,8 @@ for ex in scripts/lab/*/; do
     rc=$?
     verdict "$name solution passes at every shape and benches beside tiled and cublas" \
         "$([ $rc = 0 ] && grep -qE "^  $mode " "$out/$name-solution.log" &&
-            grep -qE '^  tiled ' "$out/$name-solution.log" && echo 1)" \
+            grep -qE '^  tiled ' "$out/$name-solution.log" && grep -qE '^  cublas ' "$out/$name-solution.log" &&
+            echo 1)" \
         "status $rc: $(tail -n 3 "$out/$name-solution.log" | tr '\n' ' ')"
 done
 
