@@ -120,6 +120,9 @@ int mode_count(void);
 const cuk_backend *mode_get(int i);
 /* By name; NULL if there is no such mode. */
 const cuk_backend *mode_find(const char *name);
+/* ": did you mean `tiled`?" when a mode's name is a likely typo of name
+ * (base/suggest.h), else ""; into buf, returned. */
+const char *mode_suggest(const char *name, char *buf, size_t cap);
 /* The reference mode (cpu). */
 const cuk_backend *mode_reference(void);
 /* 1 if usable now; otherwise 0 and *why says why not. */

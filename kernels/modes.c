@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "kernels/gpu.h"
 #include "kernels/user.h"
 
@@ -152,6 +153,15 @@ const cuk_backend *mode_find(const char *name)
     resolve();
     const cuk_backend *m = row_named(name);
     return m ? m : user_mode_find(name);
+}
+
+const char *mode_suggest(const char *name, char *buf, size_t cap)
+{
+    suggest g;
+    suggest_begin(&g, name);
+    for (int i = 0; i < mode_count(); i++)
+        suggest_offer(&g, mode_get(i)->name);
+    return suggest_note(&g, buf, cap);
 }
 
 const cuk_backend *mode_reference(void)

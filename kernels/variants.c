@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/suggest.h"
 
 static const variant_switch table[VAR_COUNT] = {
     [VAR_COALESCE] = {"coalesce", "naive: matmul", "how the naive product gives the elements of c to a warp", 0, 2,
@@ -93,23 +94,33 @@ const variant_switch *variant_lookup(const char *name)
         return sw;
     for (int i = 0; i < VAR_COUNT && n < sizeof names; i++)
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", table[i].name);
-    cuk_err("set: no switch '%s' (switches: %s)", name, names);
+    suggest g;
+    char note[SUGGEST_NOTE];
+    suggest_begin(&g, name);
+    for (int i = 0; i < VAR_COUNT; i++)
+        suggest_offer(&g, table[i].name);
+    cuk_err("set: no switch '%s'%s (switches: %s)", name, suggest_note(&g, note, sizeof note), names);
     return NULL;
 }
 
 int variant_set(const char *name, const char *value)
 {
-    char allowed[128];
+    char allowed[128], note[SUGGEST_NOTE];
+    suggest g;
     const variant_switch *sw = variant_lookup(name);
     if (!sw)
         return -1;
+    suggest_begin(&g, value);
     for (int i = 0; i < sw->nvalues; i++)
         if (!strcmp(sw->values[i].value, value)) {
             init();
             V.set[sw - table] = i;
             return 0;
+        } else {
+            suggest_offer(&g, sw->values[i].value);
         }
-    return cuk_err("set: %s can be %s, not '%s'", sw->name, choices(sw, allowed, sizeof allowed), value);
+    return cuk_err("set: %s can be %s, not '%s'%s", sw->name, choices(sw, allowed, sizeof allowed), value,
+                   suggest_note(&g, note, sizeof note));
 }
 
 /* 1 if the words of list[0..n) (separated by blanks or commas) hold w. */

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/fmt.h"
+#include "base/suggest.h"
 #include "engine/files/fileio.h"
 #include "engine/values/ops.h"
 #include "engine/lang/print.h"
@@ -379,6 +380,16 @@ static const builtin *find_builtin(const char *name)
     return NULL;
 }
 
+/* ": did you mean `rand`?" for a likely typo of a function's name, else "". */
+static const char *function_suggest(const char *name, char *buf, size_t cap)
+{
+    suggest g;
+    suggest_begin(&g, name);
+    for (int i = 0; eval_function_name(i); i++)
+        suggest_offer(&g, eval_function_name(i));
+    return suggest_note(&g, buf, cap);
+}
+
 /* The usage line's call forms, without the description after two blanks. */
 static int usage_len(const builtin *b)
 {
@@ -402,13 +413,15 @@ const char *eval_function_usage(const char *name)
 
 static cuk_matrix *eval_call(cuk_session *s, const ast *e)
 {
+    char note[SUGGEST_NOTE];
     const builtin *b = find_builtin(e->text);
     if (!b) {
         if (ws_get(&s->ws, e->text))
             cuk_err_at(e->pos, "'%s' is a variable, not a function: index it with %s[i, j] (0-based)", e->text,
                        e->text);
         else
-            cuk_err_at(e->pos, "unknown function '%s' (try `help functions`)", e->text);
+            cuk_err_at(e->pos, "unknown function '%s'%s (`help functions` lists them)", e->text,
+                       function_suggest(e->text, note, sizeof note));
         return NULL;
     }
     if (e->nkid < b->min_args || e->nkid > b->max_args) {
@@ -431,6 +444,7 @@ static cuk_matrix *eval_call(cuk_session *s, const ast *e)
 
 static cuk_matrix *eval_name(cuk_session *s, const ast *e)
 {
+    char note[SUGGEST_NOTE];
     cuk_matrix *m = ws_get(&s->ws, e->text);
     if (m)
         return mat_ref(m);
@@ -438,7 +452,7 @@ static cuk_matrix *eval_name(cuk_session *s, const ast *e)
     if (b)
         cuk_err_at(e->pos, "'%s' is a function: call it as %.*s", e->text, usage_len(b), b->usage);
     else
-        cuk_err_at(e->pos, "'%s' is not defined", e->text);
+        cuk_err_at(e->pos, "'%s' is not defined%s", e->text, ws_suggest(&s->ws, e->text, note, sizeof note));
     return NULL;
 }
 

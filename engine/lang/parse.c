@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/suggest.h"
 
 typedef enum { CTX_PAREN, CTX_LITERAL, CTX_INDEX } ctx_kind;
 
@@ -690,6 +691,24 @@ static stmt *parse_stmt(parser *P)
     return s;
 }
 
+/* A statement that is a lone name followed by more (`modee tiled`) was
+ * meant as a command when the name is a likely typo of one: say so (1),
+ * else 0. */
+static int typo_of_command(parser *P, const stmt *s)
+{
+    suggest g;
+    char note[SUGGEST_NOTE];
+    if (s->kind != STMT_EXPR || s->expr->kind != AST_NAME)
+        return 0;
+    suggest_begin(&g, s->expr->text);
+    for (int i = 0; i < CMD_COUNT; i++)
+        suggest_offer(&g, commands[i].word);
+    if (!suggest_best(&g))
+        return 0;
+    cuk_err_at(s->expr->pos, "'%s' is not a command%s", s->expr->text, suggest_note(&g, note, sizeof note));
+    return 1;
+}
+
 /* program := { stmt (';' | ',' | newline) } */
 static parse_status parse_all(parser *P, program *out)
 {
@@ -703,7 +722,8 @@ static parse_status parse_all(parser *P, program *out)
         if (!s)
             return P->incomplete ? PARSE_INCOMPLETE : PARSE_ERROR;
         if (!at_stmt_end(P)) {
-            fail(P, cur(P), "expected an operator or the end of the statement");
+            if (!typo_of_command(P, s))
+                fail(P, cur(P), "expected an operator or the end of the statement");
             return PARSE_ERROR;
         }
         s->print = !at(P, TK_SEMI);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/suggest.h"
 #include "engine/lang/eval.h"
 #include "kernels/gpu.h"
 #include "kernels/variants.h"
@@ -27,8 +28,10 @@ int measure_modes(const stmt *st, const cuk_backend **modes, const char *cmd)
             continue;
         if (n == MEASURE_MAX_MODES)
             return cuk_err_at(a->pos, "%s: at most %d modes", cmd, MEASURE_MAX_MODES);
+        char note[SUGGEST_NOTE];
         if (!(modes[n++] = mode_find(a->text)))
-            return cuk_err_at(a->pos, "%s: unknown mode '%s' (see `modes`)", cmd, a->text);
+            return cuk_err_at(a->pos, "%s: unknown mode '%s'%s (see `modes`)", cmd, a->text,
+                              mode_suggest(a->text, note, sizeof note));
     }
     if (n > 0)
         return n;

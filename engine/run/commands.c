@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "base/out.h"
+#include "base/suggest.h"
 #include "engine/session/cost.h"
 #include "engine/lang/eval.h"
 #include "engine/files/fileio.h"
@@ -216,9 +217,11 @@ int cmd_clear(cuk_session *s, const stmt *st)
         pool_trim(); /* a fresh start gives the device its memory back */
         return 0;
     }
+    char note[SUGGEST_NOTE];
     for (int i = 0; i < st->narg; i++) /* all names must exist before any goes */
         if (!ws_get(&s->ws, arg_text(st, i)))
-            return cuk_err_at(st->arg[i]->pos, "clear: '%s' is not defined", arg_text(st, i));
+            return cuk_err_at(st->arg[i]->pos, "clear: '%s' is not defined%s", arg_text(st, i),
+                              ws_suggest(&s->ws, arg_text(st, i), note, sizeof note));
     for (int i = 0; i < st->narg; i++)
         ws_remove(&s->ws, arg_text(st, i));
     return 0;
@@ -613,9 +616,11 @@ int cmd_save(cuk_session *s, const stmt *st)
 {
     if (!strcmp(arg_text(st, 0), "bench") || !strcmp(arg_text(st, 0), "ladder"))
         return save_results(st);
+    char note[SUGGEST_NOTE];
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)
-        return cuk_err_at(st->arg[0]->pos, "save: '%s' is not defined", arg_text(st, 0));
+        return cuk_err_at(st->arg[0]->pos, "save: '%s' is not defined%s", arg_text(st, 0),
+                          ws_suggest(&s->ws, arg_text(st, 0), note, sizeof note));
     char *path = session_path(s, arg_text(st, 1));
     int rc = path ? fileio_save(m, path) : -1;
     free(path);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/suggest.h"
 #include "engine/values/timing.h"
 #include "engine/values/warm.h"
 #include "kernels/backend.h"
@@ -64,7 +65,8 @@ int session_set_mode(cuk_session *s, const char *name)
         char list[128] = "";
         for (int i = 0; i < mode_count(); i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", mode_get(i)->name);
-        return cuk_err("unknown mode '%s' (modes: %s)", name, list);
+        char note[SUGGEST_NOTE];
+        return cuk_err("unknown mode '%s'%s (modes: %s)", name, mode_suggest(name, note, sizeof note), list);
     }
     if (!mode_available(be, &why))
         return cuk_err("mode %s is unavailable: %s", name, why);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/suggest.h"
 
 /* Index of name, or -(insertion point) - 1. */
 static int ws_find(const workspace *ws, const char *name)
@@ -83,4 +84,13 @@ void ws_clear(workspace *ws)
         mat_unref(ws->e[i].m);
     }
     ws->n = 0;
+}
+
+const char *ws_suggest(const workspace *ws, const char *name, char *buf, size_t cap)
+{
+    suggest g;
+    suggest_begin(&g, name);
+    for (int i = 0; i < ws->n; i++)
+        suggest_offer(&g, ws->e[i].name);
+    return suggest_note(&g, buf, cap);
 }

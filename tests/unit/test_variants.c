@@ -106,10 +106,10 @@ static void bad_changes_nothing(void)
     static const struct {
         const char *name, *value, *says;
     } bad[] = {
-        {"tyle", "8", "set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)"},
+        {"tyle", "8", "set: no switch 'tyle': did you mean `tile`? (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)"},
         {"tile", "12", "set: tile can be 8, 16 or 32, not '12'"},
         {"tile", "8.0", "set: tile can be 8, 16 or 32, not '8.0'"},
-        {"pad", "ON", "set: pad can be on or off, not 'ON'"},
+        {"pad", "ON", "set: pad can be on or off, not 'ON': did you mean `on`?"},
         {"pad", "16", "set: pad can be on or off, not '16'"},
         {"reduce", "", "set: reduce can be seed, grid or shuffle, not ''"},
         {"", "on", "set: no switch ''"},
@@ -177,7 +177,7 @@ static void set_errors(void)
     static const struct {
         const char *src, *says, *caret;
     } bad[] = {
-        {"set tyle 8", "error: set: no switch 'tyle' (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)\n", "\n      ^"},
+        {"set tyle 8", "error: set: no switch 'tyle': did you mean `tile`? (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)\n", "\n      ^"},
         {"set tile 12", "error: set: tile can be 8, 16 or 32, not '12'\n", "\n           ^"},
         {"set pad of", "error: set: pad can be on or off, not 'of'\n", "\n          ^"},
         {"set 8", "error: expected the name of a switch, found a number\n", "\n      ^"},
