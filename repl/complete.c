@@ -1,6 +1,7 @@
 /* complete.c - Tab completion for readline: the first word of a statement
  * completes to commands, functions and variables; after `mode` to modes;
- * after `help` to topics; inside double quotes to file names. */
+ * after `help` to topics; after `set` to the switches, and after `set
+ * NAME` to that switch's values; inside double quotes to file names. */
 #include "repl/repl.h"
 
 #ifdef CUK_HAVE_READLINE
@@ -60,6 +61,18 @@ static void add_modes(void)
         add(session_mode_at(i));
 }
 
+static void add_switches(void)
+{
+    for (int i = 0; session_switch_at(i); i++)
+        add(session_switch_at(i));
+}
+
+static void add_switch_values(const char *name)
+{
+    for (int i = 0; session_switch_value_at(name, i); i++)
+        add(session_switch_value_at(name, i));
+}
+
 static void add_topics(void)
 {
     static const char *topics[] = {"language", "functions", "commands", "modes", "files", "keys"};
@@ -108,14 +121,19 @@ static int at_statement_start(int pos)
 
 static char **complete(const char *text, int start, int end)
 {
-    char prev[32];
+    char prev[32], before[32];
     if (rl_completion_quote_character == '"') /* a file name: readline's own completion */
         return NULL;
     rl_attempted_completion_over = 1;
     cand.n = 0;
     int prev_start = previous_word(start, prev, sizeof prev);
+    int before_start = previous_word(prev_start, before, sizeof before);
     if (!strcmp(prev, "mode") && at_statement_start(prev_start)) {
         add_modes();
+    } else if (!strcmp(prev, "set") && at_statement_start(prev_start)) {
+        add_switches();
+    } else if (!strcmp(before, "set") && at_statement_start(before_start) && session_switch_value_at(prev, 0)) {
+        add_switch_values(prev);
     } else if (!strcmp(prev, "help")) {
         add_topics();
     } else if (!strcmp(prev, "clear") || !strcmp(prev, "save")) {

@@ -659,13 +659,32 @@ static void draw_input(void)
 static int next_key(FILE *f) { return P.kpos < P.nkeys ? P.keys[P.kpos++] : EOF; }
 static int key_waiting(void) { return P.kpos < P.nkeys; }
 
-/* Tab's list of matches goes to the output window, in columns. */
+/* A match as the list shows it: a file name without its folder, as
+ * readline's own list shows it (the folder is on the input line). */
+static const char *shown_match(const char *m)
+{
+    const char *slash = rl_filename_completion_desired ? strrchr(m, '/') : NULL;
+    return slash && slash[1] ? slash + 1 : m;
+}
+
+/* Tab's list of matches goes to the output window, in columns as wide as
+ * the widest name shown (readline's `longest` counts what it would show,
+ * which need not be what we do). */
 static void show_matches(char **matches, int n, int longest)
 {
-    int w = panel_columns(), per = w / (longest + 2) > 0 ? w / (longest + 2) : 1;
+    int widest = 0;
+    for (int i = 1; i <= n; i++) {
+        const char *m = shown_match(matches[i]);
+        int mw = draw_width(m, strlen(m));
+        widest = mw > widest ? mw : widest;
+    }
+    int w = panel_columns(), per = w / (widest + 2) > 0 ? w / (widest + 2) : 1;
     out_printf("\n");
-    for (int i = 1; i <= n; i++)
-        out_printf("%-*s%s", longest + 2, matches[i], i % per == 0 || i == n ? "\n" : "");
+    for (int i = 1; i <= n; i++) {
+        const char *m = shown_match(matches[i]);
+        out_printf("%s%*s%s", m, i % per == 0 || i == n ? 0 : widest + 2 - draw_width(m, strlen(m)), "",
+                   i % per == 0 || i == n ? "\n" : "");
+    }
     out_flush();
     rl_forced_update_display();
 }

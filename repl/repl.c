@@ -197,6 +197,17 @@ static void history_add(const char *line)
         append_history(1, R.history); /* kept even if cuk is killed */
 }
 
+/* The line typed, after its prompt, in the panel's output window, which
+ * keeps a transcript. Straight to the window, not through the output sink:
+ * `record` has the line from run.c, as typed at a plain terminal. */
+static void echo_typed(const char *line)
+{
+    const char *p = prompt();
+    panel_write(OUT_NORMAL, p, strlen(p));
+    panel_write(OUT_NORMAL, line, strlen(line));
+    panel_write(OUT_NORMAL, "\n", 1);
+}
+
 /* Called by readline with each finished line, the terminal already given
  * back; NULL is Ctrl-D on an empty line. */
 static void on_line(char *line)
@@ -209,8 +220,8 @@ static void on_line(char *line)
         return;
     }
     history_add(line);
-    if (panel_active()) /* the output window keeps a transcript */
-        out_printf("%s%s\n", prompt(), line);
+    if (panel_active())
+        echo_typed(line);
     run_line(line);
     free(line);
     if (R.done)

@@ -186,3 +186,19 @@ tm send-keys -t t C-d
 out=$("$cuk" -e 'present on' 2>&1)
 [ $? = 1 ] && grep -q 'present: needs the panel' <<<"$out"
 result panel_present_script $? "present in a script: $out"
+
+# `record` under the panel: each line typed and each line shown once in the
+# transcript, as at a plain terminal (the panel's own echo of the typed
+# line is not recorded a second time).
+start 80x24
+send 'record "r.log"'
+send 'x = 41 + 1'
+send 'y = [1 2'
+send '3 4]'
+send 'record off'
+wait_for '^cuk\[[a-z]+\]> record off' 5 && sleep 0.3
+[ "$(grep -c '^cuk\[[a-z]*\]> x = 41 + 1$' r.log)" = 1 ] && [ "$(grep -c '^x = 42$' r.log)" = 1 ] &&
+    [ "$(grep -c '^cuk\[[a-z]*\]> y = \[1 2$' r.log)" = 1 ] && [ "$(grep -c '^3 4\]$' r.log)" = 1 ] &&
+    [ "$(grep -c 'record off' r.log)" = 1 ]
+result panel_record_once $? "a line twice in the transcript: $(tr '\n' '|' <r.log | head -c 300)"
+tm send-keys -t t C-d

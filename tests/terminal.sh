@@ -52,6 +52,18 @@ if [ $readline = 1 ]; then
     tm send-keys -t t ' + 1' Enter
     wait_for '^ans = 6$' 5
     result term_completed_line_runs $? "the completed line did not run"
+    # After `set`: the switches (not the functions), then the switch's values.
+    tm send-keys -t t -l 'set '
+    tm send-keys -t t Tab Tab
+    wait_for '^align +atile +coalesce +pad +reduce +spread +tc +tile *$' 5 && ! screen | grep -qE '(^| )randn( |$)'
+    result term_tab_set_switches $? "set <Tab> does not list the switches alone"
+    tm send-keys -t t -l 'ati'
+    tm send-keys -t t Tab
+    tm send-keys -t t -l 'tr'
+    tm send-keys -t t Tab
+    wait_for 'cuk\[[a-z]+\]> set atile transposed *$' 5
+    result term_tab_set_values $? "set ati<Tab> tr<Tab> did not complete to set atile transposed"
+    tm send-keys -t t C-c
 else
     echo "SKIP term_tab_completes_variable: cuk was built without readline"
 fi
@@ -207,6 +219,14 @@ tm send-keys -t t -l 'myvar'
 tm send-keys -t t Tab
 wait_for '^cuk\[cpu\]> myvariable_long' 5
 result term_panel_tab_completion $? "Tab did not complete under the panel"
+tm send-keys -t t C-c
+# File names inside quotes, listed under the panel in columns as wide as
+# the longest name shown (without its folder), never run together.
+mkdir -p lessons && touch lessons/1-memory.cuk lessons/4-coalescing.cuk lessons/5-bank-conflicts.cuk lessons/8-x.cuk
+tm send-keys -t t -l 'run "lessons/'
+tm send-keys -t t Tab Tab
+wait_for '^1-memory\.cuk +4-coalescing\.cuk +5-bank-conflicts\.cuk +8-x\.cuk *$' 5 && ! screen | grep -q 'cuklessons/'
+result term_panel_tab_files $? "the file names are not listed apart"
 tm send-keys -t t C-c
 send 'C = rand(3000,3000) @ rand(3000,3000)'
 wait_for '\| running [0-9.]+ s: C = rand' 5

@@ -11,6 +11,7 @@
 #include "engine/values/warm.h"
 #include "kernels/backend.h"
 #include "kernels/gpu.h"
+#include "kernels/variants.h"
 
 /* The front end's output, as the sink base/out.h writes through. */
 static out_sink sink;
@@ -83,6 +84,14 @@ const char *session_mode_name(const cuk_session *s) { return shown(s)->name; }
 int session_mode_on_device(const cuk_session *s) { return mode_on_device(shown(s)); }
 
 const char *session_mode_at(int i) { return mode_get(i) ? mode_get(i)->name : NULL; }
+
+const char *session_switch_at(int i) { return variant_get(i) ? variant_get(i)->name : NULL; }
+
+const char *session_switch_value_at(const char *name, int i)
+{
+    const variant_switch *sw = variant_find(name);
+    return sw && i >= 0 && i < sw->nvalues ? sw->values[i].value : NULL;
+}
 
 int session_columns(const cuk_session *s)
 {

@@ -93,6 +93,10 @@ int session_mode_on_device(const cuk_session *s);
 
 /* The name of mode i in ladder order (for completion), or NULL past the end. */
 const char *session_mode_at(int i);
+/* The same for the switches `set` changes, in its order, and for the
+ * values of the switch named (NULL past the end, or for no such switch). */
+const char *session_switch_at(int i);
+const char *session_switch_value_at(const char *name, int i);
 
 /* The file a name given to run, load or save means: in a script file a
  * relative name is relative to the script's folder, so that a script finds
