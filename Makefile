@@ -36,6 +36,9 @@ H := \#
 probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(void){return 0;}\n' | \
             $(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo 1 || echo 0)
 
+# Whether WITH_CUDA was given (CUDA left out on purpose) or is probed (nvcc
+# not found): a build without CUDA says which (kernels/gpu_none.c).
+CUDA_ORIGIN   := $(origin WITH_CUDA)
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
 # Mode multi moves data between GPUs with NCCL, opened with dlopen like
 # cuBLAS; only its header is needed to build (the toolkit ships it).
@@ -98,6 +101,9 @@ GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 else
 KERNEL_SRC += kernels/gpu_none.c
+ifneq ($(CUDA_ORIGIN),undefined)
+FEATURES  += -DCUK_CUDA_LEFT_OUT=1
+endif
 endif
 
 # dlopen, dlsym, dladdr (the BLAS, cuBLAS), and mode blas's thread pool

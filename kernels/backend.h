@@ -105,6 +105,11 @@ typedef struct cuk_backend {
     /* What this machine runs it with, after the summary in `modes` (blas:
      * the library and its threads); NULL: nothing to add. */
     const char *(*detail)(void);
+    /* What a user should know before trusting its figures, as words that
+     * follow "mode NAME": said once when the mode first runs, and in
+     * bench's notes (blas: "runs on the reference BLAS ..., install ...");
+     * NULL, or a NULL hook: nothing. */
+    const char *(*caveat)(void);
     /* A library the mode loads when first wanted (cuBLAS): 1 once loaded,
      * else 0 and *why; NULL: none. mode_available calls it. */
     int (*load)(const char **why);
@@ -141,6 +146,8 @@ const cuk_backend *mode_running(void);
 /* Which BLAS mode blas was built against and its threads, for `modes` and
  * `info`; 0 and *why if none was linked. */
 const char *blas_describe(void);
+/* Mode blas's caveat: on the reference BLAS, what to install; else NULL. */
+const char *blas_caveat(void);
 int blas_linked(const char **why);
 
 #ifdef __cplusplus

@@ -377,6 +377,27 @@ const char *blas_describe(void)
     return text;
 }
 
+/* The reference BLAS is plain loops, no faster than a textbook one by much:
+ * a bench of mode blas on it says nothing of what a CPU does. Debian and
+ * Ubuntu name it libblas.so.3 (libblas3), and OpenBLAS's package takes that
+ * name over when installed. */
+const char *blas_caveat(void)
+{
+    static char text[200];
+    char name[64];
+    int threads;
+    if (!blas_linked(NULL))
+        return NULL;
+    library_name(name, sizeof name, &threads);
+    if (strcmp(name, "the reference BLAS"))
+        return NULL;
+    snprintf(text, sizeof text,
+             "runs on the reference BLAS (%s), plain loops far slower than an optimised BLAS; "
+             "install OpenBLAS (Debian, Ubuntu: libopenblas0 or libopenblas-dev) for the rates a CPU user sees",
+             library_file());
+    return text;
+}
+
 #else /* no BLAS at build time: the mode is listed but unavailable */
 
 int blas_linked(const char **why)
@@ -386,4 +407,5 @@ int blas_linked(const char **why)
 }
 
 const char *blas_describe(void) { return "no BLAS (not built with one)"; }
+const char *blas_caveat(void) { return NULL; }
 #endif

@@ -10,7 +10,12 @@
 #include "kernels/gpu.h"
 #include "kernels/user_client.h"
 
+/* Why, as the build found it: WITH_CUDA=0 given, or no nvcc to build with. */
+#ifdef CUK_CUDA_LEFT_OUT
+#define NO_CUDA "cuk was built without CUDA (left out of the build: WITH_CUDA=0)"
+#else
 #define NO_CUDA "cuk was built without CUDA (nvcc not found at build time)"
+#endif
 
 static int no_cuda(void)
 {

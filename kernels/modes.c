@@ -59,7 +59,7 @@ static cuk_backend table[] = {
              cpu_copy2d}},
     {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
      .summary = "the system BLAS (cblas_sgemm); the rest on every core, vectorised: the best a CPU does",
-     .detail = blas_describe,
+     .detail = blas_describe, .caveat = blas_caveat,
      .ops = {BLAS_OP(blas_matmul), BLAS_OP(blas_transpose), BLAS_OP(blas_ewise), BLAS_OP(blas_unary),
              BLAS_OP(blas_reduce), BLAS_OP(blas_dot), BLAS_OP(blas_fill), BLAS_OP(blas_eye), BLAS_OP(blas_random)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */

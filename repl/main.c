@@ -30,6 +30,8 @@
 #endif
 #ifdef CUK_HAVE_CUDA
 #define FEATURE_CUDA "CUDA"
+#elif defined(CUK_CUDA_LEFT_OUT)
+#define FEATURE_CUDA "CUDA left out"
 #else
 #define FEATURE_CUDA "no CUDA"
 #endif

@@ -24,6 +24,20 @@ check pipe_error_status 1 '^<stdin>:2:5: error: .x. is not defined' -- sh -c "pr
 check modes 0 '^[ *] cpu +host +textbook' '^[ *] blas +host' '^[ *] naive +GPU' '^[ *] tiled +GPU' \
     '^[ *] fast +GPU' '^[ *] cublas +GPU' '^[ *] multi +GPU +(every GPU: row slabs|unavailable: [a-z])' -- \
     "$cuk" -e 'modes'
+# A build without CUDA says why wherever it explains a GPU mode it lacks:
+# left out on purpose (WITH_CUDA=0), or nvcc not found; never the other.
+if "$cuk" --version | grep -q 'CUDA left out'; then
+    check no_cuda_left_out 0 'naive +GPU +unavailable: cuk was built without CUDA \(left out of the build: WITH_CUDA=0\)$' \
+        '^device: +none \(cuk was built without CUDA \(left out' 'naive +unavailable: cuk was built without CUDA \(left' \
+        '!nvcc not found' -- "$cuk" -e 'modes; info; bench cpu naive: 1 + 1'
+    check no_cuda_left_out_mode 1 'mode naive is unavailable: cuk was built without CUDA \(left out of the build' -- \
+        "$cuk" -e 'mode naive'
+elif "$cuk" --version | grep -q 'no CUDA'; then
+    check no_cuda_not_found 0 'unavailable: cuk was built without CUDA \(nvcc not found at build time\)' '!left out' -- \
+        "$cuk" -e 'modes; info'
+else
+    echo "SKIP no_cuda_left_out: this build has CUDA (a build without it checks this: make BUILD=build-cpu WITH_CUDA=0 test)"
+fi
 check help_modes_multi 0 '^  multi +GPU +every GPU: row slabs on each' -- "$cuk" -e 'help modes'
 check mode_show 0 '^mode cpu: ' -- "$cuk" -e 'mode cpu; mode'
 check mode_select 0 '^mode blas: ' -- "$cuk" -e 'mode blas; mode'

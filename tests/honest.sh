@@ -83,7 +83,8 @@ expect time_on_wall '^  cpu: kernels .*, wall ' "$out"
 
 # save bench in three formats: every figure readable by Python, the same in each.
 "$cuk" -e "$setup bench cpu blas: A @ B; save bench \"t.json\"; save bench \"t.csv\"; save bench \"t.md\";
-           ladder cpu blas: A @ B for n in 8 16; save bench \"l.json\"; save bench \"l.csv\"" >/dev/null 2>&1
+           ladder cpu blas: A @ B for n in 8 16; save bench \"l.json\"; save bench \"l.csv\"; save bench \"l.md\"" \
+    >/dev/null 2>&1
 check=$(python3 - <<'PY'
 import csv, json
 t = json.load(open("t.json"))
@@ -103,6 +104,16 @@ for j, c in zip(t["rows"], rows):
     assert j["rel_err"] < 1e-5 and int(c["kernel_runs"]) == j["kernel_ms"]["runs"]
 md = open("t.md").read()
 assert "| cpu |" in md and "| blas |" in md and "seed: 1" in md
+def md_table(text): # the header's cells, and each row's, as many as the header's
+    lines = [l for l in text.splitlines() if l.startswith("|")]
+    cells = [[c.strip() for c in l.strip("|").split("|")] for l in lines]
+    assert all(len(c) == len(cells[0]) for c in cells), lines
+    return cells[0], cells[2:]
+head, rows = md_table(md) # a bench has one size, in its heading: no n column
+assert head[:3] == ["mode", "runs", "kernel"] and "n" not in head, head
+assert all(r[1] not in ("", "0") for r in rows if "unavailable" not in r[2]), rows
+head, rows = md_table(open("l.md").read())
+assert head[:3] == ["mode", "n", "runs"] and {r[1] for r in rows} == {"8", "16"}, (head, rows)
 l = json.load(open("l.json"))
 assert l["table"] == "ladder" and l["var"] == "n" and sorted({r["n"] for r in l["rows"]}) == [8, 16]
 assert len(list(csv.DictReader(open("l.csv")))) == len(l["rows"])
@@ -143,3 +154,23 @@ expect record_on '^a = 1$' "$log"
 refuse record_off '^b = 2$' "$log"
 out=$("$cuk" -e 'record "/nonexistent/x.log"' 2>&1)
 expect record_bad_file "record: cannot write '/nonexistent/x.log'" "$out"
+
+# Mode blas on the reference BLAS (Debian's libblas3, which CUK_BLAS can
+# name): a warning the first time the mode is chosen, once, naming the
+# package that gives a fast one, and a note under each bench that ran it;
+# on an optimised BLAS, neither.
+refblas=$(ls /usr/lib/*/blas/libblas.so.3 /usr/lib/libblas.so.3 2>/dev/null | head -n 1)
+if [ -z "$refblas" ] || ! "$cuk" -e 'modes' | grep -qE '^[ *] blas +host'; then
+    echo "SKIP blas_reference_warning: the reference BLAS (libblas3) is not installed, or this build has no mode blas"
+else
+    out=$(CUK_BLAS="$refblas" "$cuk" -e "$setup mode blas; D = A @ B; mode cpu; mode blas; bench cpu blas: A @ B" 2>&1)
+    n=$(grep -c '^warning: mode blas runs on the reference BLAS (libblas\.so\.3)' <<<"$out")
+    [ "$n" = 1 ] && grep -qE '(libopenblas0|libopenblas-dev)' <<<"$(sed -n '/^warning: mode blas/,/sees$/p' <<<"$out")" &&
+        pass blas_reference_warning || fail blas_reference_warning "$n warnings, or no package named, in: $(head -c 600 <<<"$out")"
+    expect blas_reference_bench_note '^  note: mode blas runs on the reference BLAS' "$out"
+fi
+if "$cuk" -e 'modes' | grep -qE '^[ *] blas .*here the reference BLAS'; then
+    echo "SKIP blas_optimised_no_warning: the default BLAS here is the reference one"
+else
+    refuse blas_optimised_no_warning 'reference BLAS' "$("$cuk" -e "$setup mode blas; bench cpu blas: A @ B" 2>&1)"
+fi

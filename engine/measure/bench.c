@@ -136,6 +136,24 @@ static void bench_heading(const result_table *t, int width)
     tab_wrap(lead, what, width, 2);
 }
 
+/* The caveats of the modes that ran (backend.h), under the table each
+ * time: a figure read without it misleads. */
+static void bench_notes(const result_table *t, int width)
+{
+    char lead[32];
+    for (int i = 0; i < t->nrows; i++) {
+        const cuk_backend *be = t->rows[i].mode;
+        const char *text = res_available(&t->rows[i]) && be->caveat ? be->caveat() : NULL;
+        int first = 1;
+        for (int k = 0; k < i && first; k++)
+            first = t->rows[k].mode != be;
+        if (!text || !first)
+            continue;
+        snprintf(lead, sizeof lead, "  note: mode %s ", be->name);
+        tab_wrap(lead, text, width, 4);
+    }
+}
+
 void bench_print(const result_table *t, const cost_ceilings *ce, int width)
 {
     char(*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
@@ -168,6 +186,7 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
              "error: relative, against %s.",
              t->err_ref[0] ? t->err_ref : "nothing (not known for this expression)");
     tab_wrap("  ", legend, width, 2);
+    bench_notes(t, width);
 }
 
 /* ---- bench ---- */

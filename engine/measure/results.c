@@ -439,14 +439,24 @@ static const char *md_stat(char *buf, size_t cap, const stat_summary *s, const r
     return buf;
 }
 
+/* A row starts "| mode |", and in a ladder "| mode | n |": a bench has one
+ * size, which its heading gives. */
+static void md_lead(sbuf *b, const result_table *t, const result_row *r)
+{
+    sb_printf(b, "| %s |", res_row_name(r));
+    if (t->ladder)
+        sb_printf(b, " %d |", r->size);
+}
+
 static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *ce)
 {
     const result_row *r = &t->rows[i];
     char k[64], e[64], x1[32], x2[32], x3[32], st[32], rate[32] = "-", pc[16] = "-", err[16] = "-";
     int compute;
     double pct;
+    md_lead(b, t, r);
     if (!res_available(r)) {
-        sb_printf(b, "| %s | %d | 0 | unavailable: %s | | | | | | | | |\n", res_row_name(r), r->size, r->why);
+        sb_printf(b, " 0 | unavailable: %s | | | | | | | | |\n", r->why);
         return;
     }
     double v = res_rate(t, i, ce, &pct, &compute);
@@ -460,9 +470,8 @@ static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *c
     res_fmt_ratio(x2, sizeof x2, res_speedup(t, i, "cpu", 1));
     res_fmt_ratio(x3, sizeof x3, res_speedup(t, i, "blas", 0));
     res_fmt_ratio(st, sizeof st, res_step(t, i));
-    sb_printf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", res_row_name(r), r->size,
-              r->kernel.runs, md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate, pc, x1,
-              x2, x3, st, err);
+    sb_printf(b, " %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel.runs,
+              md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate, pc, x1, x2, x3, st, err);
 }
 
 static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
@@ -483,8 +492,9 @@ static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
               "- BLAS: %s\n- seed: %llu\n- times: median [min-max] of the runs, in ms; "
               "end-to-end: operands copied in, kernel, result copied back\n- error: relative, against %s\n\n",
               blas_describe(), (unsigned long long)t->seed, t->err_ref[0] ? t->err_ref : "-");
-    sb_printf(b, "| mode | n | runs | kernel | end-to-end | rate | %% peak | vs cpu | vs cpu e2e | vs blas | step "
-                 "| error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    sb_printf(b, "| mode |%s runs | kernel | end-to-end | rate | %% peak | vs cpu | vs cpu e2e | vs blas | step "
+                 "| error |\n|---|%s---|---|---|---|---|---|---|---|---|---|\n",
+              t->ladder ? " n |" : "", t->ladder ? "---|" : "");
     for (int i = 0; i < t->nrows; i++)
         md_row(b, t, i, ce);
 }

@@ -21,6 +21,7 @@
 #include "engine/values/pool.h"
 #include "engine/measure/count.h"
 #include "engine/measure/results.h"
+#include "engine/measure/tables.h"
 #include "engine/session/snapshot.h"
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
@@ -41,6 +42,27 @@ static int on_off(const stmt *st, const char *what, int *out)
     return cuk_err_at(st->arg[0]->pos, "%s: expected on or off, got '%s'", what, w ? w : "");
 }
 
+/* The caveat of a mode (backend.h), the first time it is chosen in this
+ * process; under --json on stderr, which holds the words there. */
+static void mode_caveat(cuk_session *s, const cuk_backend *be)
+{
+    static const cuk_backend *said[16];
+    static int nsaid;
+    char lead[40];
+    const char *text = be->caveat ? be->caveat() : NULL;
+    for (int i = 0; i < nsaid; i++)
+        if (said[i] == be)
+            return;
+    if (!text || nsaid == (int)(sizeof said / sizeof said[0]))
+        return;
+    said[nsaid++] = be;
+    snprintf(lead, sizeof lead, "warning: mode %s ", be->name);
+    if (s->json)
+        out_errorf("%s%s\n", lead, text);
+    else
+        tab_wrap(lead, text, session_columns(s), 2);
+}
+
 int cmd_mode(cuk_session *s, const stmt *st)
 {
     if (st->narg == 0) {
@@ -51,6 +73,7 @@ int cmd_mode(cuk_session *s, const stmt *st)
         cuk_err_locate(st->arg[0]->pos);
         return -1;
     }
+    mode_caveat(s, s->mode);
     return 0;
 }
 
