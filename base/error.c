@@ -75,6 +75,7 @@ static struct {
     struct timespec last;
     double fraction; /* of the work under way; < 0: none reports */
     struct timespec started;
+    double expect_s; /* cuk_progress_expect; <= 0: none */
 } progress = {.fraction = -1};
 
 void cuk_set_progress(int (*fn)(void *ud), void *ud)
@@ -118,12 +119,27 @@ int cuk_check_progress(size_t done, size_t total)
     return cuk_check_interrupt();
 }
 
-void cuk_progress_done(void) { progress.fraction = -1; }
+void cuk_progress_done(void)
+{
+    progress.fraction = -1;
+    progress.expect_s = 0;
+}
+
+void cuk_progress_expect(double seconds) { progress.expect_s = seconds; }
+
+/* The pace counts for all once this fraction of the work is done; before,
+ * it is weighed against the expectation in proportion. */
+#define PACE_TRUSTED 0.1
 
 double cuk_progress_fraction(double *left_ms)
 {
     double f = progress.fraction, spent = f >= 0 ? seconds_since(&progress.started) : 0;
     /* the pace is worth a forecast once a little of the work and time are behind */
-    *left_ms = f >= 0.02 && spent >= 0.5 ? 1e3 * spent * (1 - f) / f : -1;
+    double paced = f >= 0.02 && spent >= 0.5 ? spent / f : -1, total = paced;
+    if (f >= 0 && progress.expect_s > 0) {
+        double w = paced > 0 ? (f < PACE_TRUSTED ? f / PACE_TRUSTED : 1) : 0;
+        total = w * paced + (1 - w) * progress.expect_s;
+    }
+    *left_ms = total > 0 ? 1e3 * (total > spent ? total - spent : 0) : -1;
     return f;
 }

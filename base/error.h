@@ -70,9 +70,15 @@ int cuk_progress(void);
  * cuk_progress_done() when it stops, however it stops. */
 int cuk_check_progress(size_t done, size_t total);
 void cuk_progress_done(void);
-/* How far the work under way has got, 0 to 1, with the time it has left at
- * the pace so far in *left_ms (< 0 until it can be told); < 0 when no work
- * is reporting. */
+/* What the work about to start is expected to take in all, in seconds (its
+ * note's estimate; <= 0: none): the time left starts from it and moves to
+ * the pace measured as the work goes, one estimate refined rather than a
+ * second one. cuk_progress_done forgets it. */
+void cuk_progress_expect(double seconds);
+/* How far the work under way has got, 0 to 1, with the time it has left in
+ * *left_ms (< 0 until it can be told): from the expectation at first, from
+ * the pace so far once a tenth of the work is done; < 0 when no work is
+ * reporting. */
 double cuk_progress_fraction(double *left_ms);
 
 #ifdef __cplusplus

@@ -167,3 +167,29 @@ int host_copy(void *dst, const void *src, size_t n)
     copy_job c = {dst, src};
     return host_parallel(copy_part, &c, n, COPY_GRAIN);
 }
+
+int host_pin(host_pinning *saved)
+{
+    cpu_set_t now, one;
+    int cpu = sched_getcpu();
+    saved->pinned = 0;
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sizeof now > sizeof saved->mask ||
+        sched_getaffinity(0, sizeof now, &now) != 0 || CPU_COUNT(&now) < 2)
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return -1;
+    memcpy(saved->mask, &now, sizeof now);
+    saved->pinned = 1;
+    return 0;
+}
+
+void host_unpin(const host_pinning *saved)
+{
+    cpu_set_t was;
+    if (!saved->pinned)
+        return;
+    memcpy(&was, saved->mask, sizeof was);
+    sched_setaffinity(0, sizeof was, &was); /* a failure leaves it pinned: slower later, never wrong */
+}

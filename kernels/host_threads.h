@@ -39,4 +39,18 @@ int host_stopping(int part);
 /* memcpy of n bytes on every thread: the host's bandwidth ceiling. */
 int host_copy(void *dst, const void *src, size_t n);
 
+/* A one-thread kernel (mode cpu) pinned to the core the calling thread is
+ * on, so that it runs there from start to end: a thread the scheduler
+ * moves mid-product meets cold caches, or lands beside another on one
+ * core, and the same product's runs then differ by twice. host_pin saves
+ * the thread's CPUs in *saved and pins it (0; -1 if it could not, or
+ * there is one CPU: the kernel then runs as it is); host_unpin gives
+ * them back. */
+typedef struct {
+    unsigned char mask[128]; /* a cpu_set_t's bytes */
+    int pinned;
+} host_pinning;
+int host_pin(host_pinning *saved);
+void host_unpin(const host_pinning *saved);
+
 #endif

@@ -518,7 +518,7 @@ static void rate_text(const timing_op *op, int width, char *buf, size_t cap)
     double rate;
     int compute;
     cost_rate_text(op, buf, cap);
-    if (draw_width(buf, strlen(buf)) <= width || op->ms <= 0)
+    if (draw_width(buf, strlen(buf)) <= width || op->ms <= 0 || cost_too_short(op->ms))
         return;
     cost_ceilings_get(&ce, 0);
     double pct = cost_percent(&ce, op->mode, op->flops, op->bytes, op->ms, &rate, &compute);

@@ -142,6 +142,53 @@ for line in sys.stdin.read().splitlines():
 print(" ".join(seen))' <<<"$out" 2>&1)
 [ "$tables" = "who modes info timeit time bench ladder" ] && pass json_tables || fail json_tables "$tables"
 
+# timeit: a kernel median never passes the wall median. On the host every
+# run gives both, one set; on the device the walls come from the runs
+# without the gate and the kernels from the others, and the report says
+# so. Poisoned in advance: a median the JSON lacks fails the comparison.
+timeit_agrees() { # MODE STATEMENTS: the timeit's JSON line, checked
+    "$cuk" --json -e "$setup mode $1; $2" 2>/dev/null | python3 -c '
+import json, sys
+t = [json.loads(l) for l in sys.stdin.read().splitlines() if l.startswith("{")][-1]
+w, k = t.get("wall_ms", {}).get("median", -1), t.get("kernel_ms", {}).get("median", 1e300)
+same = t["wall_runs"] == t["kernel_runs"] == t["runs"]
+split = t["wall_runs"] + t["kernel_runs"] == t["runs"] and t["wall_runs"] > 0 and t["kernel_runs"] > 0
+want = sys.argv[1]
+if want == "same" and not (same and 0 <= k <= w):
+    print("kernels %g ms, wall %g ms, runs %d/%d/%d" % (k, w, t["wall_runs"], t["kernel_runs"], t["runs"]))
+elif want == "split" and not split:
+    print("runs %d/%d/%d" % (t["wall_runs"], t["kernel_runs"], t["runs"]))
+else:
+    print("ok")' "$3"
+}
+for stmt in 'timeit 25 D = A @ B' 'A2 = rand(300); timeit 9 C2 = A2 @ A2' 'timeit s = sum(A)'; do
+    got=$(timeit_agrees cpu "$stmt" same)
+    [ "$got" = ok ] || break
+done
+[ "$got" = ok ] && pass timeit_kernel_within_wall || fail timeit_kernel_within_wall "$stmt: $got"
+out=$("$cuk" -e "$setup mode cpu; timeit 4 D = A @ B" 2>&1)
+refuse timeit_host_one_set 'without kernel timing' "$out"
+if [ $gpu = 1 ]; then
+    got=$(timeit_agrees tiled 'timeit 8 D = A @ B' split)
+    [ "$got" = ok ] && pass timeit_device_halves || fail timeit_device_halves "$got"
+    out=$("$cuk" -e "$setup mode tiled; timeit 8 D = A @ B" 2>&1)
+    expect timeit_device_says_which '^8 runs: median .* per run, .* in the 4 without kernel timing; kernels .* in the other 4' "$out"
+else
+    echo "SKIP timeit_device_halves: no GPU"
+fi
+
+# why for the textbook loop's 400^2 product, which the caches hold: judged
+# against them, and bound by its instructions' latency, not "by memory";
+# and a slice of five floats is too short to time (no rate: no "MB/s").
+out=$("$cuk" -e 'mode cpu; seed 1; A = rand(400); B = rand(400); time on; C = A @ B; why' 2>&1)
+expect why_cache_resident_cpu '^  verdict +bound by instruction latency: it is far below every ceiling' "$out"
+expect why_cache_ceiling '^  ceilings +one core of the host: .* within the caches' "$out"
+refuse why_cache_not_memory 'bound by memory' "$out"
+out=$("$cuk" -e "$setup mode blas; time on; s = A[0:1, 0:5]; why" 2>&1)
+expect why_too_short '^  verdict +too short to time: ' "$out"
+expect time_on_too_short '^  blas +slice +1x5 +[0-9.]+ (µs|ns) +too short to time$' "$out"
+refuse rate_too_short '[0-9.]+ [kM]?B/s' "$out"
+
 # record: a transcript of what was shown, until `record off`.
 out=$("$cuk" -e 'x = 1, record "s.log", y = 2, z = nosuch' 2>&1)
 log=$(cat s.log)

@@ -109,6 +109,8 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
     double v = res_rate(t, i, ce, &pct, &compute);
     if (v > 0)
         fmt_rate(rate, sizeof rate, v * 1e9, compute ? "FLOP" : "B"), snprintf(c[8], TAB_CELL, "%s", rate);
+    else if (cost_too_short(r->kernel.med))
+        snprintf(c[8], TAB_CELL, "too short");
     if (pct >= 0)
         snprintf(c[9], TAB_CELL, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
     res_fmt_ratio(c[10], TAB_CELL, res_speedup(t, i, "cpu", 0));
@@ -360,7 +362,10 @@ int cmd_bench(cuk_session *s, const stmt *st)
 
 /* ---- timeit ---- */
 
-static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, const stat_summary *k,
+/* The report of timeit: w the wall times, k the kernel times, taken from
+ * the same runs unless split (then w->runs and k->runs say how many each);
+ * slowed: the GPU_SLOW bits of the runs (timing.h). */
+static void timeit_show(cuk_session *s, const stat_summary *w, const stat_summary *k, int runs, int split,
                         unsigned slowed)
 {
     const timing_cmd *last = timing_last();
@@ -375,7 +380,9 @@ static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, 
         json_str(&j, "table", "timeit");
         json_str(&j, "mode", s->mode->name);
         json_str(&j, "stmt", last->text);
-        json_int(&j, "runs", w->runs);
+        json_int(&j, "runs", runs);
+        json_int(&j, "wall_runs", w->runs);
+        json_int(&j, "kernel_runs", k->runs);
         const stat_summary *sv[2] = {w, k};
         for (int i = 0; i < 2; i++) {
             json_open_obj(&j, i ? "kernel_ms" : "wall_ms");
@@ -392,10 +399,15 @@ static void timeit_show(cuk_session *s, const stmt *sub, const stat_summary *w, 
         json_print(&j);
         return;
     }
-    out_printf("%d run%s: median %s per run, range %s–%s; kernels %s (range %s–%s)%s%s\n", w->runs,
-               w->runs == 1 ? "" : "s", fmt_ms(a, sizeof a, w->med), fmt_ms(b, sizeof b, w->min),
-               fmt_ms(c, sizeof c, w->max), fmt_ms(d, sizeof d, k->med), fmt_ms(e, sizeof e, k->min),
-               fmt_ms(f, sizeof f, k->max), r[0] ? ", " : "", r);
+    fmt_ms(a, sizeof a, w->med), fmt_ms(b, sizeof b, w->min), fmt_ms(c, sizeof c, w->max);
+    fmt_ms(d, sizeof d, k->med), fmt_ms(e, sizeof e, k->min), fmt_ms(f, sizeof f, k->max);
+    if (split)
+        out_printf("%d runs: median %s per run, range %s–%s, in the %d without kernel timing; kernels %s (range "
+                   "%s–%s), the device's time alone, in the other %d%s%s\n",
+                   runs, a, b, c, w->runs, d, e, f, k->runs, r[0] ? ", " : "", r);
+    else
+        out_printf("%d run%s: median %s per run, range %s–%s; kernels %s (range %s–%s)%s%s\n", runs,
+                   runs == 1 ? "" : "s", a, b, c, d, e, f, r[0] ? ", " : "", r);
     if (slowed)
         out_printf("the GPU held its clocks down during the runs (%s): the times are slower than it can run\n",
                    snap_slow_words(slowed, r, sizeof r));
@@ -418,30 +430,52 @@ static int grow(double **wt, double **kt, int *cap, int n)
     return 0;
 }
 
+/* Whether a statement's run (its record c) did device work: its kernel
+ * times then depend on the timing gate. */
+static int ran_on_device(const timing_cmd *c)
+{
+    for (int i = 0; i < c->nops; i++)
+        if (c->ops[i].on_device)
+            return 1;
+    return c->h2d + c->d2h > 0;
+}
+
+/* Run i of a statement on the device has its ops behind the timing gate
+ * (timing_gate) in the order ungated, gated, gated, ungated: each half
+ * meets both of the result's pool blocks, which alternate run by run (a
+ * result is made while the last one is still bound), so that no half is
+ * timed on one block only. */
+static int gated_run(int i) { return i % 4 == 1 || i % 4 == 2; }
+
 /* Runs of the statement: the count given, or until the budget is spent
- * with at least BENCH_MIN_RUNS; *n of them. Every other run has its
- * device ops behind the timing gate (timing_gate): the kernel times (*nk)
- * come from those, the wall times (*nw) from the others, whose walls
- * carry no gate; a single run gives both. */
-/* *slowed: the GPU_SLOW bits of every run (timing.h). */
+ * with at least BENCH_MIN_RUNS; *n of them. On the host every run gives
+ * its wall and its kernel time, one set of runs, so that no kernel median
+ * passes the wall median (each run's kernels lie inside its wall). On the
+ * device the kernel times (*nk) come from the gated runs and the wall
+ * times (*nw) from the others, whose walls carry no gate (*split = 1; the
+ * report says so); a single run gives both. *slowed: the GPU_SLOW bits of
+ * every run (timing.h). */
 static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n, int *nw,
-                       int *nk, unsigned *slowed)
+                       int *nk, int *split, unsigned *slowed)
 {
     int cap = 0, rc = 0;
     double spent = 0, budget = measure_budget("CUK_TIMEIT_BUDGET_MS", TIMEIT_BUDGET_MS);
+    *split = 0; /* until the first run, ungated either way, shows where the statement runs */
     for (*n = *nw = *nk = 0;; (*n)++) {
         if (count > 0 ? *n >= count : (*n >= BENCH_MIN_RUNS && spent >= budget) || *n >= TIMEIT_MAX_RUNS)
             break;
-        int gated = *n % 2 == 1;
+        int gated = *split && gated_run(*n);
         timing_gate(gated);
         if (grow(wt, kt, &cap, *n) != 0 || eval_stmt(s, quiet) != 0) {
             rc = -1;
             break;
         }
         const timing_cmd *c = timing_last();
-        if (!gated || count == 1)
+        if (*n == 0)
+            *split = count != 1 && ran_on_device(c);
+        if (!*split || !gated)
             (*wt)[(*nw)++] = c->wall_ms;
-        if (gated || count == 1)
+        if (!*split || gated)
             (*kt)[(*nk)++] = c->kernel_ms;
         *slowed |= c->slowed;
         spent += c->wall_ms;
@@ -454,7 +488,7 @@ int cmd_timeit(cuk_session *s, const stmt *st)
 {
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
-    int n = 0, nw = 0, nk = 0;
+    int n = 0, nw = 0, nk = 0, split = 0;
     unsigned slowed = 0;
     quiet.print = 0;
     if (st->narg == 1) {
@@ -469,13 +503,12 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     timing_kernel_events(1);
     timing_quiet(1);                      /* the runs stay out of the history; one summary goes in */
     if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
-        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk, &slowed);
+        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk, &split, &slowed);
     timing_quiet(0);
     if (rc == 0 && n > 0) {
         stat_summary w, k;
         stats_summarise(wt, nw, &w);
         stats_summarise(kt, nk, &k);
-        w.runs = n; /* the runs made, each time counted once */
         timing_cmd sum = *timing_last();
         double scale = sum.kernel_ms > 0 ? k.med / sum.kernel_ms : 1;
         for (int i = 0; i < sum.nops; i++)
@@ -483,7 +516,7 @@ int cmd_timeit(cuk_session *s, const stmt *st)
         sum.runs = n, sum.kernel_ms = k.med, sum.kernel_lo = k.min, sum.kernel_hi = k.max, sum.wall_ms = w.med;
         sum.slowed = slowed;
         timing_file(&sum);
-        timeit_show(s, st->sub, &w, &k, slowed);
+        timeit_show(s, &w, &k, n, split, slowed);
     }
     s->time_on = time_on;
     s->measuring = 0;

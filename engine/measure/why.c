@@ -91,10 +91,18 @@ static const char *rate(char *b, size_t cap, double per_s, const char *unit) { r
 static void why_ceilings(const cost_report *r, const cost_ceilings *ce, int width)
 {
     const char *where = strcmp(r->where, "the GPU") ? r->where : ce->device_name;
-    char a[32], b[32], c[32], onchip[48] = "";
+    char a[32], b[32], c[32], d[32], e[32], onchip[48] = "";
     if (r->onchip_gbs > 0)
         snprintf(onchip, sizeof onchip, ", %s on chip", rate(c, sizeof c, r->onchip_gbs * 1e9, "B"));
-    if (r->bw_gbs > 0)
+    if (r->in_cache)
+        line(width, "ceilings",
+             "%s: %s, %s within the caches (its %s fit in the %s of the last level; a copy within L2%s), "
+             "%s memory; ridge %.3g FLOP/B against the caches",
+             where, rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"), rate(b, sizeof b, r->bw_gbs * 1e9, "B"),
+             gbytes(c, sizeof c, r->min_bytes), fmt_bytes(d, sizeof d, ce->host_cache_bytes),
+             r->host_threads > 1 ? " on each core" : "", rate(e, sizeof e, r->mem_gbs * 1e9, "B"),
+             r->peak_gflops / r->bw_gbs);
+    else if (r->bw_gbs > 0)
         line(width, "ceilings", "%s: %s, %s memory%s; ridge %.3g FLOP/B", where,
              rate(a, sizeof a, r->peak_gflops * 1e9, "FLOP"), rate(b, sizeof b, r->bw_gbs * 1e9, "B"), onchip,
              r->peak_gflops / r->bw_gbs);
@@ -106,13 +114,17 @@ static void why_ceilings(const cost_report *r, const cost_ceilings *ce, int widt
 static void why_reached(const cost_report *r, int width)
 {
     char k[32], a[32], b[32], extra[160] = "";
+    if (r->bound == COST_SHORT) {
+        line(width, "reached", "kernel %s: too short to time for a rate", fmt_ms(k, sizeof k, r->ms));
+        return;
+    }
     if (r->onchip_bytes > 0 && r->onchip_gbs > 0)
         snprintf(extra, sizeof extra, "; on chip %.0f%%", 100 * r->frac_onchip);
-    line(width, "reached", "kernel %s: %s = %.1f%% of compute; %s %s = %.0f%% of memory%s%s",
+    line(width, "reached", "kernel %s: %s = %.1f%% of compute; %s %s = %.0f%% of %s%s%s",
          fmt_ms(k, sizeof k, r->ms), rate(a, sizeof a, r->flops / (r->ms * 1e-3), "FLOP"), 100 * r->frac_compute,
          r->matmul ? "its loads ask for" : "memory traffic", rate(b, sizeof b, r->req_bytes / (r->ms * 1e-3), "B"),
-         100 * r->frac_memory, r->frac_memory > 1 ? " (more than memory gives: the caches serve most of them)" : "",
-         extra);
+         100 * r->frac_memory, r->in_cache ? "the caches" : "memory",
+         r->frac_memory > 1 && !r->in_cache ? " (more than memory gives: the caches serve most of them)" : "", extra);
     if (r->copy_bytes > 0) {
         char t[32];
         line(width, "copies", "%s between host and device in %s (%.3g GB/s)", gbytes(b, sizeof b, r->copy_bytes),
@@ -123,9 +135,9 @@ static void why_reached(const cost_report *r, int width)
 static void why_verdict(const cost_report *r, int width)
 {
     char a[32], b[32], text[600];
-    double frac = r->bound == COST_COMPUTE  ? r->frac_compute
-                  : r->bound == COST_MEMORY ? r->frac_memory
-                                            : r->frac_onchip;
+    double frac = r->bound == COST_COMPUTE                              ? r->frac_compute
+                  : r->bound == COST_MEMORY || r->bound == COST_CACHE ? r->frac_memory
+                                                                      : r->frac_onchip;
     switch (r->bound) {
     case COST_COPIES:
         snprintf(text, sizeof text,
@@ -160,6 +172,30 @@ static void why_verdict(const cost_report *r, int width)
                      "bound by memory: it streams its data at %.0f%% of the bandwidth and "
                      "does little arithmetic per byte.",
                      100 * frac);
+        break;
+    case COST_CACHE:
+        snprintf(text, sizeof text,
+                 "bound by the caches: its operands (%s) fit in them, and its loads ask for %.0f%% of their "
+                 "bandwidth; memory is not the roof here.",
+                 gbytes(a, sizeof a, r->min_bytes), 100 * frac);
+        break;
+    case COST_LATENCY:
+        snprintf(text, sizeof text,
+                 "bound by instruction latency: it is far below every ceiling that applies (%.1f%% of compute, "
+                 "%.0f%% of %s bandwidth). %s",
+                 100 * r->frac_compute, 100 * r->frac_memory, r->in_cache ? "the caches'" : "memory's",
+                 r->host_threads > 1
+                     ? "The calls are too small to keep every core busy at this size, or the library runs plain "
+                       "loops (`modes` says which BLAS this is)."
+                     : "A scalar loop works one element at a time (in a product or a sum each add waits for the "
+                       "one before it), so neither the arithmetic units nor the memory are kept busy. blas "
+                       "vectorises such loops and blocks them for the caches.");
+        break;
+    case COST_SHORT:
+        snprintf(text, sizeof text,
+                 "too short to time: %s is mostly the call around the operation and the clock's reads, not its "
+                 "work, so no rate is given below %s. Time a larger one.",
+                 fmt_ms(a, sizeof a, r->ms), fmt_ms(b, sizeof b, COST_RATE_MIN_MS));
         break;
     case COST_COMPUTE:
         snprintf(text, sizeof text,
@@ -218,8 +254,12 @@ static void why_bench(int n, const cost_ceilings *ce, int width)
         char err[48] = "";
         if (isfinite(c->rel_err))
             snprintf(err, sizeof err, "; error %.1e against float64", c->rel_err);
-        snprintf(text, sizeof text, "%s: %.0f%% of compute, %.0f%% of memory%s; bound by %s%s", op->op,
-                 100 * r.frac_compute, 100 * r.frac_memory, onchip, cost_bound_name(r.bound), err);
+        if (r.bound == COST_SHORT)
+            snprintf(text, sizeof text, "%s: too short to time%s", op->op, err);
+        else
+            snprintf(text, sizeof text, "%s: %.0f%% of compute, %.0f%% of %s%s; bound by %s%s", op->op,
+                     100 * r.frac_compute, 100 * r.frac_memory, r.in_cache ? "the caches" : "memory", onchip,
+                     cost_bound_name(r.bound), err);
         tab_wrap(lead, text, width, 10);
     }
 }

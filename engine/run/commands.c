@@ -413,6 +413,11 @@ static void info_host(void)
     out_printf("          = %.1f GFLOP/s peak; one core %.1f (mode cpu runs on one)\n", h->peak_gflops, h->core_gflops);
     out_printf("host memory: %.1f GB/s, a copy on %d threads (bytes read + written), measured once\n", gbs,
                host_threads());
+    if (h->cache_bytes > 0) {
+        char llc[32], l2[32];
+        out_printf("host cache: %s last level, %s L2; %.1f GB/s a copy in L2 on one core\n",
+                   fmt_bytes(llc, sizeof llc, h->cache_bytes), fmt_bytes(l2, sizeof l2, h->l2_bytes), host_cache_gbs());
+    }
 }
 
 /* Everything that happened once, never inside a timed region. */

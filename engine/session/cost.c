@@ -44,11 +44,15 @@ void cost_ceilings_get(cost_ceilings *c, int measure_host)
     c->host_gflops = h->peak_gflops;
     c->host_core_gflops = h->core_gflops;
     c->host_gbs = measure_host ? host_copy_gbs() : host_copy_gbs_known();
+    c->host_cache_bytes = h->cache_bytes;
+    c->host_core_cache_gbs = measure_host ? host_cache_gbs() : host_cache_gbs_known();
 }
 
 const char *cost_bound_name(cost_bound b)
 {
-    static const char *const names[] = {"unknown", "compute", "memory", "on-chip memory", "launch latency", "copies"};
+    static const char *const names[] = {"unknown", "compute", "memory",       "on-chip memory",
+                                        "launch latency", "copies", "the caches", "instr. latency",
+                                        "too short"};
     return names[b];
 }
 
@@ -76,6 +80,8 @@ static const char *ceilings_for(const cuk_backend *be, const cost_ceilings *ce, 
 
 static int compute_like(double flops, double bytes) { return flops > 4 * bytes; }
 
+int cost_too_short(double ms) { return ms >= 0 && ms < COST_RATE_MIN_MS; }
+
 double cost_percent(const cost_ceilings *ce, const cuk_backend *be, double flops, double bytes, double ms, double *rate,
                     int *is_compute)
 {
@@ -83,7 +89,7 @@ double cost_percent(const cost_ceilings *ce, const cuk_backend *be, double flops
     ceilings_for(be, ce, &peak, &bw, &onchip);
     *is_compute = compute_like(flops, bytes);
     *rate = -1;
-    if (ms <= 0)
+    if (ms <= 0 || cost_too_short(ms))
         return -1;
     *rate = (*is_compute ? flops : bytes) / (ms * 1e6); /* GFLOP/s or GB/s */
     double ceiling = *is_compute ? peak : bw;
@@ -99,6 +105,10 @@ const char *cost_rate_text(const timing_op *op, char *buf, size_t cap)
     buf[0] = '\0';
     if (op->ms <= 0 || !op->mode)
         return buf;
+    if (cost_too_short(op->ms)) {
+        snprintf(buf, cap, "too short to time");
+        return buf;
+    }
     cost_ceilings_get(&ce, 0);
     double pct = cost_percent(&ce, op->mode, op->flops, op->bytes, op->ms, &rate, &compute);
     fmt_rate(r, sizeof r, rate * 1e9, compute ? "FLOP" : "B");
@@ -160,22 +170,43 @@ static void fractions(cost_report *r)
 }
 
 /* The verdict: copies that outweigh the kernel; a short device kernel far
- * above its ideal time; else the ceiling it comes closest to. */
+ * above its ideal time; a host op too short to time, or far below every
+ * ceiling (its instructions' latency); else the ceiling it comes closest
+ * to, the caches' for a host op whose operands they hold. */
 static cost_bound verdict(const cost_report *r, int on_device)
 {
     if (r->copy_ms > r->ms && r->copy_ms > 0)
         return COST_COPIES;
     if (on_device && r->ms < COST_LAUNCH_MS && r->ms > 3 * r->ideal_ms)
         return COST_LAUNCH;
+    if (!on_device && cost_too_short(r->ms))
+        return COST_SHORT;
     cost_bound b = COST_UNKNOWN;
     double best = 0;
     if (r->frac_compute > best)
         best = r->frac_compute, b = COST_COMPUTE;
     if (r->frac_memory > best)
-        best = r->frac_memory, b = COST_MEMORY;
+        best = r->frac_memory, b = r->in_cache ? COST_CACHE : COST_MEMORY;
     if (r->frac_onchip > best)
-        b = COST_ONCHIP;
+        best = r->frac_onchip, b = COST_ONCHIP;
+    if (!on_device && b != COST_UNKNOWN && best < COST_LATENCY_FRAC && r->bw_gbs > 0)
+        b = COST_LATENCY;
     return b;
+}
+
+/* A host op whose operands fit in the last level of cache is judged
+ * against the caches: one core's copy bandwidth within L2 (every core's
+ * for a mode on all of them), where the memory's would flatter nothing
+ * and blame the wrong roof. */
+static void host_cache_roof(cost_report *r, const cuk_backend *be, const cost_ceilings *ce)
+{
+    r->host_threads = mode_on_device(be) ? 0 : be->needs == NEEDS_BLAS && ce->host_cores > 1 ? ce->host_cores : 1;
+    if (mode_on_device(be) || ce->host_core_cache_gbs <= 0 || ce->host_cache_bytes <= 0 ||
+        r->min_bytes > ce->host_cache_bytes)
+        return;
+    r->in_cache = 1;
+    r->mem_gbs = r->bw_gbs;
+    r->bw_gbs = ce->host_core_cache_gbs * r->host_threads;
 }
 
 int cost_explain(const timing_cmd *c, const timing_op *op, const cost_ceilings *ce, cost_report *r)
@@ -193,6 +224,7 @@ int cost_explain(const timing_cmd *c, const timing_op *op, const cost_ceilings *
         r->m = m, r->n = n, r->k = k;
     }
     r->where = ceilings_for(op->mode, ce, &r->peak_gflops, &r->bw_gbs, &r->onchip_gbs);
+    host_cache_roof(r, op->mode, ce);
     traffic(r, op->on_device);
     if (c) {
         r->copy_ms = c->h2d_ms + c->d2h_ms;

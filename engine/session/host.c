@@ -123,6 +123,39 @@ static char *read_text(const char *path)
     return buf;
 }
 
+/* Bytes of a sysfs size ("1024K", "32M"); 0 if unreadable. */
+static double sysfs_size(const char *path)
+{
+    char *text = read_text(path), *end = NULL;
+    double v = text ? strtod(text, &end) : 0;
+    if (end && (*end == 'K' || *end == 'k'))
+        v *= 1024;
+    else if (end && *end == 'M')
+        v *= 1024 * 1024;
+    free(text);
+    return v > 0 ? v : 0;
+}
+
+/* The sizes of CPU 0's L2 and of its last level of data cache. */
+static void read_caches(host_facts *h)
+{
+    char path[96];
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        char *level = read_text(path);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        char *type = read_text(path);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        double bytes = level && type && strncmp(type, "Instruction", 11) ? sysfs_size(path) : 0;
+        if (bytes > 0 && atoi(level) == 2)
+            h->l2_bytes = bytes;
+        if (bytes > 0 && atoi(level) >= 2)
+            h->cache_bytes = bytes > h->cache_bytes ? bytes : h->cache_bytes;
+        free(level);
+        free(type);
+    }
+}
+
 const host_facts *host_get(void)
 {
     static host_facts h;
@@ -131,6 +164,7 @@ const host_facts *host_get(void)
         char *info = read_text("/proc/cpuinfo"),
              *freq = read_text("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
         host_parse(info ? info : "", freq ? atof(freq) : 0, &h);
+        read_caches(&h);
         free(info);
         free(freq);
         done = 1;
@@ -186,4 +220,49 @@ double host_copy_gbs(void)
         copy_gbs = gbs;
     }
     return gbs;
+}
+
+/* The cache's copy: a buffer of half the L2 (at most 512 KiB, at least
+ * 16 KiB) copied into its other half, over and over on this thread, for
+ * about CACHE_MS; the best pass. */
+#define CACHE_MS 20.0
+
+static double measure_cache(void)
+{
+    double l2 = host_get()->l2_bytes;
+    size_t half = l2 > 0 ? (size_t)(l2 / 4) : (size_t)64 << 10; /* src and dst: half the L2 together */
+    half = half > ((size_t)256 << 10) ? (size_t)256 << 10 : half < ((size_t)8 << 10) ? (size_t)8 << 10 : half;
+    char *buf = malloc(2 * half);
+    double best = 0, t_end;
+    if (!buf)
+        return 0;
+    memset(buf, 1, 2 * half);
+    t_end = timing_now_ms() + CACHE_MS;
+    for (int i = 0; i < 3 || timing_now_ms() < t_end; i++) {
+        double t0 = timing_now_ms();
+        for (int rep = 0; rep < 16; rep++)
+            memcpy(buf + (rep % 2 ? 0 : half), buf + (rep % 2 ? half : 0), half);
+        copy_sink = buf[(size_t)i * 131 % (2 * half)];
+        double ms = timing_now_ms() - t0;
+        double gbs = ms > 0 ? 2.0 * 16 * half / (ms * 1e6) : 0;
+        best = gbs > best ? gbs : best;
+        if (i > 100000)
+            break;
+    }
+    free(buf);
+    return best;
+}
+
+static double cache_gbs = -1;
+
+double host_cache_gbs_known(void) { return cache_gbs > 0 ? cache_gbs : 0; }
+
+double host_cache_gbs(void)
+{
+    if (cache_gbs < 0) {
+        double t0 = timing_now_ms();
+        cache_gbs = measure_cache();
+        timing_onetime_note("host cache bandwidth measured (a copy within L2 on one core)", timing_now_ms() - t0);
+    }
+    return cache_gbs;
 }

@@ -1,7 +1,9 @@
 /* eta.h - how long a product in the textbook cpu mode will take, said
  * before it starts when it is long: 2mnk flops over the rate that mode
- * reached on its last product of some size (a conservative 1 GFLOP/s
- * before any), so that a lecture hall knows to wait, or to press Ctrl-C. */
+ * reached on the product nearest in size among those it has run (a
+ * conservative 1 GFLOP/s before any), so that a lecture hall knows to
+ * wait, or to press Ctrl-C. The panel's time left starts from the same
+ * estimate and is refined as the product runs (cuk_progress_expect). */
 #ifndef CUK_ETA_H
 #define CUK_ETA_H
 

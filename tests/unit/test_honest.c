@@ -3,8 +3,11 @@
  * verdicts of `why` with a made-up H200 (cost.h); the host's peak from a
  * cpuinfo fixture (host.h); speedups, steps and estimates of a result table
  * (results.h); the JSON writer; and the bench and ladder tables fitting the
- * width they are given (bench.h), captured through the output sink. */
+ * width they are given (bench.h), captured through the output sink; the
+ * host's caches as a roof, and mode cpu's product pinned to one core. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 
 #include "base/out.h"
@@ -15,6 +18,7 @@
 #include "engine/measure/results.h"
 #include "engine/run/run.h"
 #include "engine/session/stats.h"
+#include "kernels/host_threads.h"
 #include "tests/check.h"
 
 #define NEAR(a, b) (fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)) + 1e-12)
@@ -206,6 +210,62 @@ static void cost_copies_and_host(void)
     op = product("blas", 2.05);
     CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
     CHECKF(r.peak_gflops == 1536 && r.bound == COST_COMPUTE, "blas: %g, %s", r.peak_gflops, cost_bound_name(r.bound));
+}
+
+/* n x n x n in mode `mode` taking ms. */
+static timing_op cube(const char *mode, double n, double ms)
+{
+    timing_op op = product(mode, ms);
+    snprintf(op.shapes, sizeof op.shapes, "%.0fx%.0f @ %.0fx%.0f", n, n, n, n);
+    op.flops = 2 * n * n * n;
+    op.bytes = 12 * n * n;
+    return op;
+}
+
+/* A host product whose operands fit in the last level of cache is judged
+ * against the caches, not memory; a scalar loop far below every ceiling
+ * is bound by its instructions' latency; one too short to time has no
+ * rate and says so. The host: 16 cores, 20 GB/s memory, 32 MiB of cache,
+ * 200 GB/s within L2 on a core. */
+static void cost_host_roofs(void)
+{
+    cost_ceilings ce = h200(), bare = h200();
+    ce.host_cache_bytes = 32 << 20, ce.host_core_cache_gbs = 200;
+    cost_report r;
+    char buf[64];
+    timing_op op = cube("cpu", 400, 60); /* 1.92 MB, 2.1 GFLOP/s: the textbook loop's pace */
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(r.in_cache && NEAR(r.bw_gbs, 200) && NEAR(r.mem_gbs, 20), "cache %d at %g, memory %g", r.in_cache,
+           r.bw_gbs, r.mem_gbs);
+    CHECKF(r.bound == COST_LATENCY && r.frac_compute < 0.03 && r.frac_memory < 0.05, "400^2 cpu: %s at %g, %g",
+           cost_bound_name(r.bound), r.frac_compute, r.frac_memory);
+    CHECK(cost_explain(NULL, &op, &bare, &r) == 0); /* no cache facts: memory, as before */
+    CHECKF(!r.in_cache && r.bound == COST_MEMORY, "without caches: %s", cost_bound_name(r.bound));
+    op = cube("cpu", 400, 3); /* loads at 171 GB/s: the caches are the roof */
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(r.bound == COST_CACHE && r.frac_memory > 0.8, "fast 400^2: %s at %g", cost_bound_name(r.bound),
+           r.frac_memory);
+    op = cube("blas", 400, 0.5); /* 256 GFLOP/s of 1536 */
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(r.bound == COST_COMPUTE && NEAR(r.bw_gbs, 16 * 200.0), "blas 400^2 fast: %s, %g GB/s",
+           cost_bound_name(r.bound), r.bw_gbs);
+    op = cube("blas", 400, 50);
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(r.bound == COST_LATENCY && r.host_threads == 16, "blas 400^2 slow: %s", cost_bound_name(r.bound));
+    op = sum_of("cpu", 268435456.0, 60); /* 1 GB: memory, not the caches */
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(!r.in_cache && r.bound == COST_MEMORY, "1 GB sum: %s", cost_bound_name(r.bound));
+    op = sum_of("blas", 5, 0.002); /* a 2 us op of five floats */
+    CHECK(cost_explain(NULL, &op, &ce, &r) == 0);
+    CHECKF(r.bound == COST_SHORT, "2 us: %s", cost_bound_name(r.bound));
+    double rate;
+    int compute;
+    cost_ceilings_set(&ce);
+    CHECKF(!strcmp(cost_rate_text(&op, buf, sizeof buf), "too short to time"), "rate '%s'", buf);
+    CHECK(cost_percent(&ce, op.mode, op.flops, op.bytes, op.ms, &rate, &compute) < 0 && rate < 0);
+    op.ms = COST_RATE_MIN_MS; /* from there on, a rate */
+    CHECKF(strstr(cost_rate_text(&op, buf, sizeof buf), "/s"), "rate '%s'", buf);
+    cost_ceilings_set(NULL);
 }
 
 /* ---- the host ---- */
@@ -455,6 +515,49 @@ static void why_verdicts(void)
     session_free(s);
 }
 
+/* `why` on the host, in plain words: the textbook loop's 400^2 product,
+ * whose operands fit in the cache, is bound by its instructions' latency
+ * (not "by memory" at a quarter of it); a 2 us slice is too short to time. */
+static void why_host_verdicts(void)
+{
+    cost_ceilings ce = h200();
+    cuk_session *s = session_new(NULL);
+    ce.host_cache_bytes = 32 << 20, ce.host_core_cache_gbs = 200;
+    cost_ceilings_set(&ce);
+    file_record("C = A @ B", cube("cpu", 400, 60));
+    const char *out = run_shown(s, "why");
+    CHECKF(strstr(out, "verdict    bound by instruction latency: it is far below every") && !strstr(out, "by memory") &&
+               strstr(out, "within the caches"),
+           "400^2 cpu product:\n%s", out);
+    CHECKF(widest() <= 80, "why is %d columns wide", widest());
+    file_record("s = A[0:1, 0:5]", sum_of("blas", 5, 0.002));
+    out = run_shown(s, "why");
+    CHECKF(strstr(out, "reached    kernel 2.0 µs: too short to time for a rate") &&
+               strstr(out, "verdict    too short to time: 2.0 µs is mostly the call") && !strstr(out, "B/s ="),
+           "2 us slice:\n%s", out);
+    cost_ceilings_set(NULL);
+    session_free(s);
+}
+
+/* Mode cpu's product runs pinned to one core: host_pin leaves the thread
+ * on the CPU it was on, alone; host_unpin gives back every CPU it had. */
+static void cpu_pinned(void)
+{
+    cpu_set_t before, during, after;
+    host_pinning pin;
+    if (sched_getaffinity(0, sizeof before, &before) != 0 || CPU_COUNT(&before) < 2) {
+        check_skip("cpu_pinned", "this process may run on one CPU only");
+        return;
+    }
+    check_begin("cpu_pinned");
+    CHECK(host_pin(&pin) == 0 && pin.pinned);
+    CHECK(sched_getaffinity(0, sizeof during, &during) == 0);
+    CHECKF(CPU_COUNT(&during) == 1 && CPU_ISSET(sched_getcpu(), &during), "pinned to %d CPUs", CPU_COUNT(&during));
+    host_unpin(&pin);
+    CHECK(sched_getaffinity(0, sizeof after, &after) == 0 && CPU_EQUAL(&before, &after));
+    check_end();
+}
+
 int main(void)
 {
     RUN(stats_quantiles);
@@ -466,11 +569,14 @@ int main(void)
     RUN(cost_multi_peak);
     RUN(cost_sums);
     RUN(cost_copies_and_host);
+    RUN(cost_host_roofs);
     RUN(host_peak_from_cpuinfo);
     RUN(results_ratios);
     RUN(json_writer);
     RUN(bench_fits);
     RUN(ladder_fits);
     RUN(why_verdicts);
+    RUN(why_host_verdicts);
+    cpu_pinned();
     return check_exit();
 }
