@@ -53,10 +53,12 @@ static void usage(FILE *f)
             "  --no-panel      interactive, without the live panel\n"
             "  --json          tables (bench, ladder, timeit, time on, info, who, modes) as one\n"
             "                  JSON object per line, for scripts\n"
-            "  --step          a script for a lecture: echo each statement, run it when\n"
-            "                  Enter is pressed (q and Enter stops); `# pause` waits\n"
+            "  --step          a script for a lecture: echo each statement and wait for a\n"
+            "                  key: Enter runs it, s skips, b goes back, g N goes to lesson\n"
+            "                  N, q stops, ? lists the keys; `# pause` waits\n"
             "  --rehearse      a script for a lecture, on a machine without a GPU: GPU modes\n"
-            "                  and their statements are listed as skipped, not errors\n"
+            "                  and their statements are skipped, showing what they printed\n"
+            "                  when the lesson was recorded on a GPU\n"
             "  --echo          echo each statement of a script before its output\n"
             "  -h, --help      this help;  -V, --version  the version\n");
 }
@@ -88,15 +90,15 @@ static void hold_std_fds(void)
 static int finish(int rc) { return out_std_close() != 0 ? 1 : rc; }
 
 /* --step, --echo and --rehearse: for a script, not the interactive
- * calculator; step mode needs a terminal to read Enter from. 0, or the
+ * calculator; step mode needs a terminal to read its keys from. 0, or the
  * exit status. */
-static int lecture_flags(cuk_session *s, int step, int echo, int rehearse, int interactive)
+static int lecture_flags(cuk_session *s, int step, int echo, int rehearse, int interactive, const char *file)
 {
     if ((step || echo || rehearse) && interactive) {
         fprintf(stderr, "cuk: --step, --echo and --rehearse run a script: cuk --step FILE.cuk\n");
         return 2;
     }
-    if (step && lecture_step_begin() != 0) {
+    if (step && lecture_step_begin(file ? file : "-e '...'", 0) != 0) {
         fprintf(stderr, "cuk: --step: %s\n", cuk_err_get()->msg);
         return 2;
     }
@@ -144,15 +146,23 @@ int main(int argc, char **argv)
         }
     }
     int interactive = !file && !text && isatty(0);
-    cuk_session *s = session_new(interactive ? repl_frontend() : NULL);
+    int lecturing = step && !interactive && isatty(0) && isatty(1); /* a lecturer at a terminal: the panel */
+    cuk_session *s = session_new(interactive || lecturing ? repl_frontend() : NULL);
     if (!s) {
         fprintf(stderr, "cuk: out of memory\n");
         return 1;
     }
     s->json = json;
-    int rc = lecture_flags(s, step, echo, rehearse, interactive);
-    if (rc == 0)
-        rc = interactive ? repl_run(s, panel) : run_script(s, file ? file : "-", text);
+    int rc = lecture_flags(s, step, echo, rehearse, interactive, file);
+    if (rc == 0 && interactive) {
+        rc = repl_run(s, panel);
+    } else if (rc == 0) {
+        if (lecturing)
+            repl_lecture_begin(s, panel);
+        rc = run_script(s, file ? file : "-", text);
+        if (lecturing)
+            repl_lecture_end(s, file ? file : "-e");
+    }
     session_free(s);
     return finish(rc);
 }

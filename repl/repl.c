@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/lecture/lecture.h"
 #include "engine/run/run.h"
 #include "repl/panel.h"
 
@@ -372,6 +373,26 @@ static int fe_present(void *ud, int on)
         R.want_panel = 1;
     panel_present(on);
     return 0;
+}
+
+void repl_lecture_begin(cuk_session *s, int panel)
+{
+    const char *why;
+    R.s = s;
+    install_signals();
+    if (panel && panel_available(&why) && panel_start(s) != 0) {
+        out_errorf("cuk: %s; going on without it\n", cuk_err_get()->msg);
+        cuk_err_clear();
+    }
+}
+
+void repl_lecture_end(cuk_session *s, const char *name)
+{
+    if (!panel_active())
+        return;
+    if (!s->quit) /* q means leave now; an end or an error is read first */
+        lecture_step_last(s, name);
+    panel_stop();
 }
 
 int repl_run(cuk_session *s, int panel)

@@ -99,8 +99,22 @@ check rehearse_unknown_mode 1 "unknown mode 'tield'" -- "$cuk" --rehearse -e 'mo
 check rehearse_real_error 1 "'nothere' is not defined" '!^after' -- "$cuk" --rehearse -e 'mode cpu; x = nothere; after = 1'
 check echo_transcript 0 '^#: What this script shows\.$' '^cuk\[[a-z]+\]> x = 1$' '^x = 1$' '^cuk\[[a-z]+\]> y = \[1$' \
     '^ +\.\.\. 2\]$' '^cuk\[[a-z]+\]> z = 3 #: after a statement: a comment$' -- "$cuk" --echo h.cuk
+# Headings and comments wrap at words, to the width of the output (80 in a
+# script's): every line fits, and the words are all there, in order.
+long="alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau"
+printf '#: %s %s\nx = 1   # %s %s\n' "$long" "$long" "$long" "$long" >w.cuk
+got=$("$cuk" --echo w.cuk | python3 -c '
+import sys
+text, long = sys.stdin.read(), sys.argv[1]
+lines = [l for l in text.splitlines() if l]
+flat = " ".join(text.split())
+ok = all(len(l) <= 79 for l in lines) and len(lines) >= 6
+ok = ok and ("#: %s %s" % (long, long)) in flat and ("cuk[cpu]> x = 1 # %s %s" % (long, long)) in flat
+ok = ok and lines[1].startswith("   ") and lines[0].startswith("#: alpha") and not lines[0].endswith(" ")
+print("ok" if ok else text)' "$long")
+[ "$got" = ok ] && echo "PASS wrap_at_words" || echo "FAIL wrap_at_words: $got"
 check run_bad_word 1 "run: expected step or rehearse after the file name, got 'fast'" -- "$cuk" -e 'run "r.cuk" fast'
-check step_without_terminal 2 'cuk: --step: step mode reads Enter from the terminal, and there is none' -- \
+check step_without_terminal 2 'cuk: --step: step mode reads its keys from the terminal, and there is none' -- \
     setsid -w "$cuk" --step h.cuk
 if command -v script >/dev/null 2>&1; then # a terminal on stdin: the interactive calculator, not a script
     check step_flag_needs_script 2 'cuk: --step, --echo and --rehearse run a script' -- script -qec "'$cuk' --step" /dev/null
@@ -162,6 +176,101 @@ tm send-keys -t t Enter
 wait_for '^ans = 43$' 5
 result step_run_at_prompt $? "run \"s.cuk\" step at the prompt, then q, did not return to the session"
 tm send-keys -t t C-d
+
+# Keys pressed while a statement runs are thrown away: Enter twice during
+# a cpu product of about 2 s runs nothing after it, which waits at its
+# prompt; then s skips, b shows the one before again, ? lists the keys.
+cat >k.cuk <<'EOF2'
+mode cpu
+A = rand(1400);
+C = A @ A;
+d = 1
+e = 2
+f = 3
+EOF2
+start --no-panel --step k.cuk
+wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter &&
+    wait_for '^cuk\[cpu\]> A = rand\(1400\);' 5 && tm send-keys -t t Enter &&
+    wait_for '^cuk\[cpu\]> C = A @ A;$' 5 && tm send-keys -t t Enter && sleep 0.3 &&
+    tm send-keys -t t Enter && sleep 0.2 && tm send-keys -t t Enter &&
+    wait_for '^cuk\[cpu\]> d = 1$' 60 && sleep 1 && ! screen | grep -qE '^(d = 1|e = 2)$'
+result step_keys_during_statement_dropped $? "Enter pressed during the product ran the statements after it"
+tm send-keys -t t Enter
+wait_for '^d = 1$' 5 && wait_for '^cuk\[cpu\]> e = 2$' 5 && sleep 0.5 && ! screen | grep -q '^e = 2$'
+result step_enter_runs_one $? "Enter did not run d alone"
+tm send-keys -t t s
+wait_for '^cuk\[cpu\]> e = 2 +\(skipped\)$' 5 && wait_for '^cuk\[cpu\]> f = 3$' 5 && ! screen | grep -q '^e = 2$'
+result step_s_skips $? "s did not skip e"
+tm send-keys -t t b
+wait_for '^cuk\[cpu\]> f = 3 +\(back\)$' 5 && [ "$(screen | grep -c '^cuk\[cpu\]> e = 2')" = 2 ]
+result step_b_back $? "b did not show e again"
+tm send-keys -t t '?'
+wait_for '^  Enter or space +run it ' 5 && wait_for '^  g N Enter +go to lesson N ' 5
+result step_keys_listed $? "? did not list the keys"
+tm send-keys -t t Enter
+wait_for '^e = 2$' 5 && wait_for '^cuk\[cpu\]> f = 3$' 5
+result step_b_runs_again $? "Enter after b did not run e"
+tm send-keys -t t q
+wait_for '^\[exit 0\]$' 5 && ! screen | grep -q '^f = 3$'
+result step_q_quits $? "q did not end the run before f"
+
+# g N: the lessons are the scripts a lecture runs, or a lesson's headings.
+printf '#: Lesson one.\nx1 = 1\n#: Part two of one.\ny1 = 2\n' >l1.cuk
+printf '#: Lesson two.\nx2 = 1\n' >l2.cuk
+printf '#: Lesson three.\nx3 = 1\n' >l3.cuk
+printf '#: A lecture.\nrun "l1.cuk"\nrun "l2.cuk"\nrun "l3.cuk"\nlast = 9\n' >lec.cuk
+start --no-panel --step lec.cuk
+wait_for '^cuk\[[a-z]+\]> run "l1.cuk"$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[[a-z]+\]> x1 = 1$' 5 &&
+    tm send-keys -t t g 3 Enter && wait_for '^#: Lesson three\.$' 5 || wait_for '^cuk\[[a-z]+\]> run "l3.cuk"$' 5
+tm send-keys -t t Enter
+wait_for '^#: Lesson three\.$' 5 && wait_for '^cuk\[[a-z]+\]> x3 = 1$' 5 && ! screen | grep -qE '^(#: Lesson two|x1 = 1$)'
+result step_g_jumps_to_lesson $? "g 3 inside lesson 1 did not go to lesson 3"
+tm send-keys -t t g 9 Enter
+wait_for '^  there is no lesson 9: the lessons are 1 to 3$' 5 && wait_for '^cuk\[[a-z]+\]> x3 = 1$' 5
+result step_g_no_such_lesson $? "g 9 of 3 lessons was not refused"
+tm send-keys -t t g 1 Enter
+wait_for '^cuk\[[a-z]+\]> run "l1.cuk"$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[[a-z]+\]> x1 = 1$' 5
+result step_g_back_to_lesson $? "g 1 did not go back to lesson 1"
+tm send-keys -t t q
+wait_for '^\[exit 0\]$' 5
+start --no-panel --step l1.cuk
+wait_for '^cuk\[[a-z]+\]> x1 = 1$' 5 && tm send-keys -t t g 2 Enter && wait_for '^#: Part two of one\.$' 5 &&
+    wait_for '^cuk\[[a-z]+\]> y1 = 2$' 5 && ! screen | grep -q '^x1 = 1$'
+result step_g_heading $? "in a script that runs none, g 2 did not go to its second heading"
+tm send-keys -t t q
+
+# Under the panel (the default on a terminal): the panel's title, and the
+# end waits for a key before the panel and its transcript go.
+start --step l2.cuk
+wait_for '^ cuk \| mode [a-z]+ \| ' 10 && wait_for '^cuk\[[a-z]+\]> x2 = 1$' 5
+result step_panel_shown $? "no panel in step mode"
+tm send-keys -t t Enter
+wait_for '^-- the end of l2\.cuk: a key leaves --' 5 && ! screen | grep -q '^\[exit'
+result step_panel_end_waits $? "the end of the script did not wait under the panel"
+tm send-keys -t t Enter
+wait_for '^\[exit 0\]$' 5
+result step_panel_leaves $? "a key at the end did not leave"
+
+# Without a GPU, --step stops at the first statement that needs one and
+# says how to rehearse instead; with --rehearse it goes on, each skip on
+# a line of its own.
+printf '#: Needs a GPU.\nmode cpu\nmode naive\nA = rand(4);\n' >g.cuk
+if [ $gpu = 0 ]; then
+    start --no-panel --step g.cuk
+    wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
+        tm send-keys -t t Enter && wait_for 'mode naive needs a GPU, and there is none here' 5 &&
+        wait_for 'cuk --step --rehearse g\.cuk' 5 && wait_for '^\[exit 1\]$' 5
+    result step_without_gpu_suggests_rehearse $? "--step without a GPU did not suggest --rehearse"
+    start --no-panel --step --rehearse g.cuk
+    wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
+        tm send-keys -t t Enter && wait_for '^skipped \(no GPU\): mode naive$' 5 &&
+        wait_for '^cuk\[naive\]> A = rand\(4\);$' 5
+    result step_rehearse_skip_line $? "the skip is not a line of its own"
+    tm send-keys -t t q
+else
+    echo "SKIP step_without_gpu_suggests_rehearse: a GPU is here"
+    echo "SKIP step_rehearse_skip_line: a GPU is here"
+fi
 
 # A long cpu product: the note before it, and under the panel the title's
 # percentage and time left; Ctrl-C stops it.

@@ -15,19 +15,64 @@
 #include "engine/session/snapshot.h"
 #include "kernels/backend.h"
 
+/* ---- wrapping at words ---- */
+
+/* Display columns of n bytes of UTF-8. */
+static int columns_of(const char *p, size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++)
+        w += ((unsigned char)p[i] & 0xC0) != 0x80;
+    return w;
+}
+
+/* Print text (n bytes, one line) from column `col` on, wrapped at blanks
+ * to `width`, each line after the first under `indent` blanks; a word
+ * longer than a line goes on a line of its own. No newline at the end. */
+static void wrap_words(const char *text, size_t n, int col, int indent, int width)
+{
+    size_t i = 0;
+    int fresh = 1; /* nothing on this line yet after the indent or lead */
+    while (i < n) {
+        size_t w = i;
+        while (w < n && text[w] != ' ')
+            w++;
+        int ww = columns_of(text + i, w - i);
+        if (!fresh && col + 1 + ww > width) {
+            out_printf("\n%*s", indent, "");
+            col = indent;
+            fresh = 1;
+        }
+        out_printf("%s%.*s", fresh ? "" : " ", (int)(w - i), text + i);
+        col += ww + !fresh;
+        fresh = 0;
+        for (i = w; i < n && text[i] == ' '; i++)
+            ;
+    }
+}
+
+/* The width to wrap at: the output's (the terminal's, the panel's). */
+static int width_of(const cuk_session *s) { return session_columns(s) - 1; }
+
 /* ---- step mode ---- */
 
 static struct {
-    int tty;     /* the terminal step mode reads Enter from; -1 until opened */
+    int tty;     /* the terminal step mode reads keys from; -1 until opened */
     int stopped; /* q was typed at a step: the stepped run ends */
-} S = {-1, 0};
+    char rehearse[600]; /* how to rehearse the stepped script instead */
+} S = {-1, 0, ""};
 
-int lecture_step_begin(void)
+int lecture_step_begin(const char *file, int at_prompt)
 {
+    if (at_prompt)
+        snprintf(S.rehearse, sizeof S.rehearse, "run \"%s\" rehearse", file);
+    else
+        snprintf(S.rehearse, sizeof S.rehearse, "cuk --step --rehearse %s", file);
     if (S.tty < 0)
-        S.tty = open("/dev/tty", O_RDONLY | O_CLOEXEC);
+        S.tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
     if (S.tty < 0)
-        return cuk_err("step mode reads Enter from the terminal, and there is none (/dev/tty: %s)", strerror(errno));
+        return cuk_err("step mode reads its keys from the terminal, and there is none (/dev/tty: %s)",
+                       strerror(errno));
     return 0;
 }
 
@@ -36,8 +81,9 @@ int lecture_step_begin(void)
 static const char *shown_mode(const cuk_session *s) { return s->skipping ? s->skipping->name : s->mode->name; }
 
 /* Where the echo of st ends: after its ';' and, when nothing else follows
- * on its line, after the line's comment, as the lecturer wrote it. */
-static size_t echo_end(const src_ctx *c, const stmt *st)
+ * on its line, after the line's comment, as the lecturer wrote it. *code
+ * gets where that comment starts (end when there is none). */
+static size_t echo_end(const src_ctx *c, const stmt *st, size_t *code)
 {
     size_t end = st->end, i = end;
     while (i < c->len && (c->text[i] == ' ' || c->text[i] == '\t'))
@@ -46,17 +92,35 @@ static size_t echo_end(const src_ctx *c, const stmt *st)
         end = ++i;
     while (i < c->len && (c->text[i] == ' ' || c->text[i] == '\t'))
         i++;
-    if (i < c->len && c->text[i] == '#')
+    *code = end;
+    if (i < c->len && c->text[i] == '#') {
+        *code = i;
         while (i < c->len && c->text[i] != '\n' && c->text[i] != '\r')
             end = ++i;
+    }
     return end;
 }
 
-/* "cuk[tiled]> C = A @ B;  # the product", continuation lines under "...". */
+/* The last line of an echo: its code as written, then its comment wrapped
+ * at words under itself (or under a short indent when the comment starts
+ * too far right to leave room). */
+static void echo_last_line(const cuk_session *s, const char *line, size_t n, size_t comment, int col)
+{
+    int width = width_of(s), at = col + columns_of(line, comment);
+    if (comment >= n || at + columns_of(line + comment, n - comment) <= width) {
+        out_printf("%.*s", (int)n, line);
+        return;
+    }
+    out_printf("%.*s", (int)comment, line);
+    wrap_words(line + comment, n - comment, at, width - at >= 30 ? at + 2 : 8, width);
+}
+
+/* "cuk[tiled]> C = A @ B;  # the product", continuation lines under "...",
+ * without the newline after it (the caller's, once a key is read). */
 static void step_echo(const cuk_session *s, const stmt *st)
 {
     const src_ctx *c = s->src;
-    size_t end = echo_end(c, st), from = st->start;
+    size_t comment, end = echo_end(c, st, &comment), from = st->start;
     int width = (int)strlen(shown_mode(s)) + 5;
     out_printf("cuk[%s]> ", shown_mode(s));
     for (size_t i = from; i <= end; i++) {
@@ -65,46 +129,123 @@ static void step_echo(const cuk_session *s, const stmt *st)
         size_t n = i - from;
         if (n && c->text[from + n - 1] == '\r')
             n--;
-        out_printf("%.*s", (int)n, c->text + from);
-        if (i < end)
-            out_printf("\n%*s ", width, "...");
+        if (i < end) {
+            out_printf("%.*s\n%*s ", (int)n, c->text + from, width, "...");
+        } else {
+            echo_last_line(s, c->text + from, n, comment > from ? comment - from : n,
+                           from == st->start ? width + 2 : width + 1);
+        }
         from = i + 1;
     }
 }
 
-/* Whether the terminal shows the Enter it reads as a new line on our
- * output; if not (the panel's raw keys, output to a file), we print it. */
-static int tty_echoes_enter(const cuk_session *s)
+/* The terminal in single keys, unechoed, for the wait (Ctrl-C still a
+ * signal); *saved to put back. 0, or -1 where its modes cannot be read
+ * (the keys then come a line at a time, echoed). */
+static int keys_one_by_one(struct termios *saved)
 {
     struct termios t;
-    return tcgetattr(S.tty, &t) == 0 && (t.c_lflag & ICANON) && (t.c_lflag & ECHO) && isatty(1) && !s->panel_on;
+    if (tcgetattr(S.tty, saved) != 0)
+        return -1;
+    t = *saved;
+    t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    return tcsetattr(S.tty, TCSANOW, &t);
 }
 
-/* Wait for Enter: 0 to go on; 1 to stop (q typed, or the terminal closed);
- * -1 with the error set (Ctrl-C at the prompt, a read error). */
-static int step_wait(cuk_session *s)
+/* One key: 1, 0 if the terminal closed, -1 with the error set (Ctrl-C,
+ * a read error). */
+static int read_key(char *c)
 {
-    char c, first = 0;
-    int echoes = tty_echoes_enter(s);
-    out_flush();
     for (;;) {
-        ssize_t n = read(S.tty, &c, 1);
+        ssize_t n = read(S.tty, c, 1);
         if (n < 0 && errno == EINTR && !cuk_interrupted)
             continue;
         if (n < 0)
             return cuk_interrupted ? cuk_err_cancel() : cuk_err("cannot read the terminal: %s", strerror(errno));
-        if (n == 0 || c == '\n' || c == '\r')
-            break;
-        if (!first && c != ' ' && c != '\t')
-            first = c;
+        return n == 1;
     }
-    if (!echoes)
-        out_printf("\n");
-    if (first != 'q' && first != 'Q')
-        return 0;
-    S.stopped = 1;
-    s->quit = 1; /* the run ends as at `quit`; lecture_step_end takes it back for `run "f" step` */
-    return 1;
+}
+
+static void step_keys_help(void)
+{
+    out_printf("  Enter or space  run it         s  skip it         b  back to the one before\n"
+               "  g N Enter       go to lesson N q  stop           ?  these keys\n");
+}
+
+/* After g: the lesson's number, typed and shown until Enter; 0 if none
+ * (Escape, or Enter at once), -1 (error set) or -2 (terminal closed). */
+static int read_lesson(void)
+{
+    char c;
+    int n = 0, digits = 0, got;
+    out_printf("  go to lesson: ");
+    out_flush();
+    while ((got = read_key(&c)) > 0) {
+        if (c >= '0' && c <= '9' && digits < 4) {
+            n = 10 * n + (c - '0');
+            digits++;
+            out_printf("%c", c);
+        } else if ((c == 127 || c == '\b') && digits) {
+            n /= 10;
+            digits--;
+            out_printf("\b \b");
+        } else if (c == '\n' || c == '\r' || c == 27) {
+            break;
+        }
+        out_flush();
+    }
+    out_printf("\n");
+    return got < 0 ? -1 : got == 0 ? -2 : c == 27 ? 0 : n;
+}
+
+/* wait_key's answer for `?` and for a g given up: show the statement again. */
+#define STEP_AGAIN (-1)
+
+/* Wait for one of the step keys; the others are ignored. */
+static int wait_key(int *lesson)
+{
+    char c;
+    int got;
+    while ((got = read_key(&c)) > 0) {
+        switch (c) {
+        case '\n': case '\r': case ' ': out_printf("\n"); return STEP_RUN;
+        case 's': case 'S': out_printf("   (skipped)\n"); return STEP_SKIP;
+        case 'b': case 'B': out_printf("   (back)\n"); return STEP_BACK;
+        case 'q': case 'Q': out_printf("\n"); return STEP_QUIT;
+        case '?': out_printf("\n"); step_keys_help(); return STEP_AGAIN;
+        case 'g': case 'G':
+            out_printf("\n");
+            *lesson = read_lesson();
+            return *lesson == -1 ? STEP_FAIL : *lesson == -2 ? STEP_QUIT : *lesson == 0 ? STEP_AGAIN : STEP_JUMP;
+        default: break;
+        }
+    }
+    return got < 0 ? STEP_FAIL : STEP_QUIT;
+}
+
+step_key lecture_step_wait(cuk_session *s, const stmt *st, int *lesson)
+{
+    struct termios saved;
+    int raw = keys_one_by_one(&saved) == 0, k;
+    do {
+        if (st)
+            step_echo(s, st);
+        else
+            out_printf("cuk[%s]> ", shown_mode(s)); /* a pause: an empty prompt while the lecturer talks */
+        out_flush();
+        tcflush(S.tty, TCIFLUSH); /* keys pressed while the last statement ran are not for this one */
+        k = wait_key(lesson);
+    } while (k == STEP_AGAIN);
+    if (raw)
+        tcsetattr(S.tty, TCSANOW, &saved);
+    out_flush();
+    if (k == STEP_QUIT) {
+        S.stopped = 1;
+        s->quit = 1; /* the run ends as at `quit`; lecture_step_end takes it back for `run "f" step` */
+    }
+    return (step_key)k;
 }
 
 void lecture_step_end(cuk_session *s)
@@ -112,6 +253,20 @@ void lecture_step_end(cuk_session *s)
     if (S.stopped)
         s->quit = 0;
     S.stopped = 0;
+}
+
+void lecture_step_last(cuk_session *s, const char *file)
+{
+    char c;
+    struct termios saved;
+    int raw = keys_one_by_one(&saved) == 0;
+    out_printf("\n-- the end of %s: a key leaves --", file);
+    out_flush();
+    tcflush(S.tty, TCIFLUSH);
+    if (read_key(&c) < 0)
+        cuk_err_clear();
+    if (raw)
+        tcsetattr(S.tty, TCSANOW, &saved);
 }
 
 /* ---- rehearsal ---- */
@@ -251,17 +406,33 @@ static int rehearse_skips(cuk_session *s, const stmt *st)
     return 1;
 }
 
+/* Stepping through a lecture on a machine without a GPU, not rehearsing:
+ * the first `mode` that needs the GPU stops the run, saying how to go
+ * through the lecture without one. -1 with the error set, else 0. */
+static int needs_rehearsal(const cuk_session *s, const stmt *st)
+{
+    snap_device d;
+    const cuk_backend *be;
+    if (!s->step || s->rehearse || st->kind != STMT_CMD || st->cmd != CMD_MODE || st->narg != 1 ||
+        !(be = mode_find(st->arg[0]->text)) || !mode_on_device(be) || mode_available(be, NULL))
+        return 0;
+    snap_device_get(&d);
+    if (d.usable)
+        return 0; /* a GPU that lacks what the mode needs: mode's own message says so */
+    return cuk_err_at(st->arg[0]->pos,
+                      "mode %s needs a GPU, and there is none here: to go through the lecture without one, "
+                      "rehearse it: %s (each GPU statement then shows what it printed on a GPU)",
+                      be->name, S.rehearse);
+}
+
 int lecture_before(cuk_session *s, const stmt *st)
 {
-    if (s->step) {
-        step_echo(s, st);
-        int w = step_wait(s);
-        if (w != 0)
-            return w;
-    } else if (s->echo) {
+    if (s->echo && !s->step) {
         step_echo(s, st);
         out_printf("\n");
     }
+    if (needs_rehearsal(s, st) != 0)
+        return -1;
     return rehearse_skips(s, st);
 }
 
@@ -287,15 +458,24 @@ static int is_pause(const char *line, size_t n)
     return n == 5 && !strncmp(line, "pause", 5);
 }
 
-int lecture_line(cuk_session *s, const char *line, size_t n)
+line_kind lecture_line_kind(const char *line, size_t n)
 {
     trim(&line, &n);
-    if (n >= 2 && line[0] == '#' && line[1] == ':') {
-        out_printf("\n%.*s\n", (int)n, line);
-        return 0;
+    if (n >= 2 && line[0] == '#' && line[1] == ':')
+        return LINE_HEADING;
+    return is_pause(line, n) ? LINE_PAUSE : LINE_OTHER;
+}
+
+void lecture_heading(cuk_session *s, const char *line, size_t n)
+{
+    trim(&line, &n);
+    out_printf("\n#:");
+    n -= 2, line += 2;
+    while (n && (*line == ' ' || *line == '\t'))
+        line++, n--;
+    if (n) {
+        out_printf(" ");
+        wrap_words(line, n, 3, 3, width_of(s));
     }
-    if (!s->step || !is_pause(line, n))
-        return 0;
-    out_printf("cuk[%s]> ", shown_mode(s)); /* an empty prompt, while the lecturer talks */
-    return step_wait(s);
+    out_printf("\n");
 }

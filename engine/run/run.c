@@ -104,31 +104,45 @@ static int output_lost(cuk_session *s)
     return 1;
 }
 
-/* Each statement, reported if it fails, then shown to the panel, and its
- * output flushed. */
+/* The pending error reported: RUN_ERROR, or RUN_FATAL if the session
+ * cannot go on. */
+static run_status reported(cuk_session *s)
+{
+    s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
+    report(s);
+    cuk_err_clear();
+    return s->fatal ? RUN_FATAL : RUN_ERROR;
+}
+
+/* One statement of s->src, reported if it fails, then shown to the panel,
+ * and its output flushed. */
+static run_status run_one(cuk_session *s, const stmt *st)
+{
+    run_status rs = RUN_OK;
+    int before = lecture_before(s, st);
+    if (before < 0 || (before == 0 && run_stmt(s, st) != 0))
+        rs = reported(s);
+    else if (s->quit)
+        rs = RUN_QUIT;
+    else if (before == 0)
+        lecture_after(s, st);
+    if (s->fe && s->fe->statement_done)
+        s->fe->statement_done(s->fe->ud);
+    if (rs != RUN_FATAL && output_lost(s))
+        rs = RUN_FATAL;
+    return rs;
+}
+
 static run_status run_program(cuk_session *s, const program *p)
 {
     run_status st = RUN_OK;
     note_explaining(s, p);
-    for (int i = 0; i < p->n && st == RUN_OK; i++) {
-        int before = lecture_before(s, p->stmt[i]);
-        if (before < 0 || (before == 0 && run_stmt(s, p->stmt[i]) != 0)) {
-            s->fatal |= cuk_err_get()->kind == CUK_E_FATAL;
-            report(s);
-            cuk_err_clear();
-            st = s->fatal ? RUN_FATAL : RUN_ERROR;
-        } else if (s->quit) {
-            st = RUN_QUIT;
-        } else if (before == 0) {
-            lecture_after(s, p->stmt[i]);
-        }
-        if (s->fe && s->fe->statement_done)
-            s->fe->statement_done(s->fe->ud);
-        if (st != RUN_FATAL && output_lost(s))
-            st = RUN_FATAL;
-    }
+    for (int i = 0; i < p->n && st == RUN_OK; i++)
+        st = run_one(s, p->stmt[i]);
     return st;
 }
+
+static run_status step_text(cuk_session *s, const char *text, size_t len, const char *file, int first_line);
 
 /* What was typed at the prompt goes into the transcript as it was shown,
  * prompt and all; a script's text is not shown, so it is not recorded. */
@@ -140,6 +154,8 @@ static void record_input(cuk_session *s, const char *text, size_t len, const cha
 
 run_status run_source(cuk_session *s, const char *text, size_t len, const char *file, int first_line, int final)
 {
+    if (s->step && final) /* cuk --step -e: stepped as a script is */
+        return step_text(s, text, len, file, first_line);
     src_ctx ctx = {text, len, file, first_line, s->src, s->run_pos};
     arena a = {0};
     program p;
@@ -162,6 +178,244 @@ run_status run_source(cuk_session *s, const char *text, size_t len, const char *
     s->src = ctx.outer;
     arena_free(&a);
     return st;
+}
+
+/* ---- step mode ---- */
+
+/* A script in step mode is read whole, then gone through with a cursor
+ * that can go back and jump to a lesson (lecture.h): its parts, each a
+ * heading, a pause, or lines of statements parsed once. */
+typedef struct {
+    line_kind kind;   /* LINE_OTHER: statements */
+    const char *text; /* into the script's text */
+    size_t len;
+    int first_line;
+    parse_status ps;
+    arena a;
+    program p;
+} step_part;
+
+/* Where a statement stands: part and statement within it. */
+typedef struct {
+    int part, stmt;
+} step_at;
+
+typedef struct {
+    step_part *part;
+    int n, cap;
+    step_at *lesson; /* where each lesson starts */
+    int nlessons;
+} step_script;
+
+/* Stepped scripts under way (a lesson's inside the lecture's), and a
+ * lesson asked for by `g N` in an inner one, which the outermost takes
+ * up once the inner ones have ended (0: none). */
+static struct {
+    int level;
+    int jump;
+    int nlessons; /* the outermost's */
+} Steps;
+
+static step_part *step_add(step_script *sc, line_kind kind, const char *text, size_t len, int line)
+{
+    if (sc->n == sc->cap) {
+        int cap = sc->cap ? 2 * sc->cap : 32;
+        step_part *p = realloc(sc->part, (size_t)cap * sizeof *p);
+        if (!p)
+            return NULL;
+        sc->part = p;
+        sc->cap = cap;
+    }
+    step_part *p = &sc->part[sc->n++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind, p->text = text, p->len = len, p->first_line = line;
+    return p;
+}
+
+/* The statements of text[from, to): a part if they parse to something or
+ * fail to; blank and comment lines are none. 1 if they are still open. */
+static int step_statements(step_script *sc, const char *text, size_t from, size_t to, int line, int final)
+{
+    arena a = {0};
+    program p;
+    parse_status ps = parse_program(text + from, to - from, &a, &p);
+    cuk_err_clear(); /* said again when the cursor comes to it */
+    if (ps == PARSE_INCOMPLETE && !final) {
+        arena_free(&a);
+        return 1;
+    }
+    step_part *pt = ps != PARSE_OK || p.n > 0 ? step_add(sc, LINE_OTHER, text + from, to - from, line) : NULL;
+    if (pt) {
+        pt->ps = ps, pt->a = a, pt->p = p;
+    } else {
+        arena_free(&a);
+    }
+    return 0;
+}
+
+/* Where the lessons start: the scripts it runs, else its headings. */
+static int step_lessons(step_script *sc)
+{
+    int cap = 1;
+    for (int i = 0; i < sc->n; i++)
+        cap += sc->part[i].kind == LINE_OTHER ? sc->part[i].p.n : 1;
+    if (!(sc->lesson = calloc((size_t)cap, sizeof *sc->lesson)))
+        return -1;
+    for (int i = 0; i < sc->n; i++) {
+        const step_part *pt = &sc->part[i];
+        for (int j = 0; pt->kind == LINE_OTHER && pt->ps == PARSE_OK && j < pt->p.n; j++)
+            if (pt->p.stmt[j]->kind == STMT_CMD && pt->p.stmt[j]->cmd == CMD_RUN)
+                sc->lesson[sc->nlessons++] = (step_at){i, j};
+    }
+    int by_headings = sc->nlessons == 0;
+    for (int i = 0; by_headings && i < sc->n; i++)
+        if (sc->part[i].kind == LINE_HEADING)
+            sc->lesson[sc->nlessons++] = (step_at){i, 0};
+    return 0;
+}
+
+/* Cut text into parts, a line at a time as a streamed script is read:
+ * a heading or a pause on a line of its own, else lines until their
+ * statements are whole. 0, or -1 out of memory. */
+static int step_scan(step_script *sc, const char *text, size_t len, int first_line)
+{
+    size_t from = 0, pos = 0;
+    int line = first_line, from_line = first_line, open = 0;
+    memset(sc, 0, sizeof *sc);
+    while (pos < len) {
+        size_t end = pos;
+        while (end < len && text[end] != '\n')
+            end++;
+        end += end < len;
+        line_kind k = open ? LINE_OTHER : lecture_line_kind(text + pos, end - pos);
+        if (k != LINE_OTHER) {
+            if (!step_add(sc, k, text + pos, end - pos, line))
+                return -1;
+        } else {
+            if (!open)
+                from = pos, from_line = line;
+            open = step_statements(sc, text, from, end, from_line, end == len);
+        }
+        pos = end;
+        line++;
+    }
+    return step_lessons(sc);
+}
+
+static void step_free(step_script *sc)
+{
+    for (int i = 0; i < sc->n; i++)
+        arena_free(&sc->part[i].a);
+    free(sc->part);
+    free(sc->lesson);
+}
+
+/* The statement before `at`: 1, or 0 at the first. */
+static int step_back(const step_script *sc, step_at *at)
+{
+    if (at->stmt > 0 && sc->part[at->part].kind == LINE_OTHER) {
+        at->stmt--;
+        return 1;
+    }
+    for (int i = at->part - 1; i >= 0; i--)
+        if (sc->part[i].kind == LINE_OTHER && sc->part[i].ps == PARSE_OK) {
+            *at = (step_at){i, sc->part[i].p.n - 1};
+            return 1;
+        }
+    return 0;
+}
+
+static void step_next(const step_script *sc, step_at *at)
+{
+    const step_part *pt = &sc->part[at->part];
+    if (pt->kind != LINE_OTHER || pt->ps != PARSE_OK || ++at->stmt >= pt->p.n)
+        *at = (step_at){at->part + 1, 0};
+}
+
+/* g N: the outermost script goes to lesson N; an inner one ends, leaving
+ * the jump to it. 1 when this script is to end. */
+static int step_jump(const step_script *sc, int outermost, int n, step_at *at)
+{
+    if (n < 1 || n > Steps.nlessons) {
+        out_printf(Steps.nlessons ? "  there is no lesson %d: the lessons are 1 to %d\n"
+                              : "  there is no lesson %d: this script has no lessons (scripts it runs, or #: headings)\n",
+                   n, Steps.nlessons);
+        return 0;
+    }
+    if (!outermost) {
+        Steps.jump = n;
+        return 1;
+    }
+    *at = (step_at){sc->lesson[n - 1].part, sc->lesson[n - 1].stmt};
+    return 0;
+}
+
+/* The part at the cursor: its heading shown, or its statement (or pause)
+ * shown and the lecturer's key obeyed. */
+static run_status step_one(cuk_session *s, const step_script *sc, step_at *at, int outermost, int *ends)
+{
+    const step_part *pt = &sc->part[at->part];
+    const stmt *st = pt->kind == LINE_OTHER ? pt->p.stmt[at->stmt] : NULL;
+    int lesson = 0;
+    if (pt->kind == LINE_HEADING) {
+        lecture_heading(s, pt->text, pt->len);
+        step_next(sc, at);
+        return RUN_OK;
+    }
+    if (pt->kind == LINE_OTHER && pt->ps != PARSE_OK) { /* said now, where the run has got to */
+        arena a = {0};
+        program p;
+        parse_program(pt->text, pt->len, &a, &p);
+        arena_free(&a);
+        return reported(s);
+    }
+    switch (lecture_step_wait(s, st, &lesson)) {
+    case STEP_RUN: {
+        run_status rs = st ? run_one(s, st) : RUN_OK;
+        step_next(sc, at);
+        return rs;
+    }
+    case STEP_SKIP: step_next(sc, at); return RUN_OK;
+    case STEP_BACK:
+        if (!step_back(sc, at))
+            out_printf("  (this is the first statement of the script)\n");
+        return RUN_OK;
+    case STEP_JUMP: *ends = step_jump(sc, outermost, lesson, at); return RUN_OK;
+    case STEP_QUIT: return RUN_QUIT;
+    default: return reported(s);
+    }
+}
+
+/* Step through text (a script, or -e's statements). */
+static run_status step_text(cuk_session *s, const char *text, size_t len, const char *file, int first_line)
+{
+    step_script sc;
+    step_at at = {0, 0};
+    run_status rs = RUN_OK;
+    int outermost = Steps.level++ == 0, ends = 0;
+    if (step_scan(&sc, text, len, first_line) != 0) {
+        step_free(&sc);
+        Steps.level--;
+        cuk_err("%s: out of memory for the script", file ? file : "step mode");
+        return RUN_ERROR;
+    }
+    if (outermost)
+        Steps.nlessons = sc.nlessons, Steps.jump = 0;
+    while (rs == RUN_OK && !ends && at.part < sc.n) {
+        src_ctx ctx = {sc.part[at.part].text, sc.part[at.part].len, file, sc.part[at.part].first_line, s->src,
+                       s->run_pos};
+        s->src = &ctx;
+        rs = step_one(s, &sc, &at, outermost, &ends);
+        s->src = ctx.outer;
+        if (rs == RUN_OK && Steps.jump && outermost) { /* asked for inside a lesson this one ran */
+            at = sc.lesson[Steps.jump - 1];
+            Steps.jump = 0;
+        }
+        ends |= Steps.jump != 0 && !outermost;
+    }
+    Steps.level--;
+    step_free(&sc);
+    return rs;
 }
 
 /* ---- streaming a file ---- */
@@ -264,14 +518,19 @@ static int reader_line(reader *r)
     return reader_append(r, r->line, (size_t)n) == 0 ? 1 : -1;
 }
 
-/* Run the statements of r as their lines arrive. */
+/* Run the statements of r as their lines arrive; in step mode, once the
+ * whole script is read. */
 static run_status reader_run(cuk_session *s, reader *r)
 {
     int got;
+    if (s->step) {
+        while ((got = reader_line(r)) > 0)
+            ;
+        return got < 0 ? RUN_ERROR : step_text(s, r->text ? r->text : "", r->len, r->name, 1);
+    }
     while ((got = reader_line(r)) > 0) {
-        int said = r->len == r->line_len ? lecture_line(s, r->text, r->len) : 0;
-        if (said != 0)
-            return said < 0 ? RUN_ERROR : RUN_QUIT;
+        if (r->len == r->line_len && lecture_line_kind(r->text, r->len) == LINE_HEADING)
+            lecture_heading(s, r->text, r->len);
         if (!reader_ready(r))
             continue;
         run_status st = run_source(s, r->text, r->len, r->name, r->first_line, 0);
@@ -380,7 +639,7 @@ int cmd_run(cuk_session *s, const stmt *st)
         return cuk_err_at(st->cmd_pos, "run: scripts nested more than 16 deep (does a script run itself?)");
     if (how && strcmp(how, "step") && strcmp(how, "rehearse"))
         return cuk_err_at(st->arg[1]->pos, "run: expected step or rehearse after the file name, got '%s'", how);
-    if (how && !strcmp(how, "step") && lecture_step_begin() != 0) {
+    if (how && !strcmp(how, "step") && lecture_step_begin(st->arg[0]->text, 1) != 0) {
         cuk_err_locate(st->arg[1]->pos);
         return -1;
     }
