@@ -82,11 +82,24 @@ static FILE *tee;
 void out_set_tee(FILE *f) { tee = f; }
 FILE *out_tee(void) { return tee; }
 
+static struct {
+    void (*fn)(void *ud, out_channel ch, const char *s, size_t n);
+    void *ud;
+} tap;
+
+void out_set_tap(void (*fn)(void *ud, out_channel ch, const char *s, size_t n), void *ud)
+{
+    tap.fn = fn;
+    tap.ud = ud;
+}
+
 static void out_write(out_channel ch, const char *s, size_t n)
 {
     sink->write(sink->ud, ch, s, n);
     if (tee)
         fwrite(s, 1, n, tee);
+    if (tap.fn)
+        tap.fn(tap.ud, ch, s, n);
 }
 
 void out_flush(void)

@@ -33,6 +33,10 @@ void out_flush(void);
 void out_set_tee(FILE *tee);
 FILE *out_tee(void);
 
+/* A listener of everything shown, beside the sink and the tee (a lesson's
+ * recording): fn(ud, channel, bytes, n) for each write; NULL stops. */
+void out_set_tap(void (*fn)(void *ud, out_channel ch, const char *s, size_t n), void *ud);
+
 /* The plain sink (stdout, stderr), for a front end that switches between it
  * and a screen of its own. */
 void out_std_write(out_channel ch, const char *s, size_t n);

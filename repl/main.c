@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/out.h"
 #include "engine/lecture/lecture.h"
+#include "engine/lecture/recorded.h"
 #include "engine/run/kernel.h"
 #include "engine/run/run.h"
 #include "engine/session/session.h"
@@ -44,7 +45,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cuk [--no-panel] [--json] [--step | --echo] [--rehearse] [FILE.cuk | -e STATEMENTS | -]\n"
+            "usage: cuk [--no-panel] [--json] [--step | --echo] [--rehearse] [--transcripts DIR]\n"
+            "           [FILE.cuk | -e STATEMENTS | -]\n"
             "\n"
             "  (no argument)   the interactive calculator when stdin is a terminal,\n"
             "                  else run the statements read from stdin\n"
@@ -60,6 +62,9 @@ static void usage(FILE *f)
             "                  and their statements are skipped, showing what they printed\n"
             "                  when the lesson was recorded on a GPU\n"
             "  --echo          echo each statement of a script before its output\n"
+            "  --transcripts DIR  record what each statement of the script, and of the\n"
+            "                  scripts it runs, printed: DIR/NAME.txt, what --rehearse shows\n"
+            "                  on a machine without a GPU (bench/record-lessons.sh)\n"
             "  -h, --help      this help;  -V, --version  the version\n");
 }
 
@@ -110,7 +115,7 @@ static int lecture_flags(cuk_session *s, int step, int echo, int rehearse, int i
 
 int main(int argc, char **argv)
 {
-    const char *file = NULL, *text = NULL;
+    const char *file = NULL, *text = NULL, *transcripts = NULL;
     int panel = 1, json = 0, step = 0, echo = 0, rehearse = 0;
     int helper = kernel_helper_main(argc, argv); /* cuk started again to run user kernels */
     if (helper >= 0)
@@ -135,6 +140,8 @@ int main(int argc, char **argv)
             rehearse = 1;
         } else if (!strcmp(a, "--echo")) {
             echo = 1;
+        } else if (!strcmp(a, "--transcripts") && i + 1 < argc) {
+            transcripts = argv[++i];
         } else if (!strcmp(a, "-e") && i + 1 < argc && !file && !text) {
             text = argv[++i];
         } else if ((a[0] != '-' || !strcmp(a, "-")) && !file && !text) {
@@ -154,6 +161,10 @@ int main(int argc, char **argv)
     }
     s->json = json;
     int rc = lecture_flags(s, step, echo, rehearse, interactive, file);
+    if (rc == 0 && transcripts && rec_start(transcripts, CUK_VERSION " (" FEATURES ")") != 0) {
+        fprintf(stderr, "cuk: %s\n", cuk_err_get()->msg);
+        rc = 2;
+    }
     if (rc == 0 && interactive) {
         rc = repl_run(s, panel);
     } else if (rc == 0) {

@@ -27,14 +27,77 @@ done
 
 # The whole lecture rehearsed: on a machine without a GPU the GPU parts are
 # listed as skipped and the rest runs; status 0. With a GPU it would run
-# for minutes: bench/lecture.sh does that.
-if [ $gpu = 1 ]; then
-    echo "SKIP lecture_rehearsed: a GPU is here, so nothing would be skipped (bench/lecture.sh runs the lecture)"
+# for minutes (bench/lecture.sh does that): CUDA_VISIBLE_DEVICES= hides it.
+# Before the lessons are recorded, the benches of GPU modes run their cpu
+# rows here; after, they are skipped and their recordings shown.
+nogpu() { CUDA_VISIBLE_DEVICES= "$@"; }
+cpu_rows=('^  cpu +[0-9]+ +[0-9.]+ (s|ms) ' '^  cpu .*~[0-9.]+ s\*$')
+ls "$here"/scripts/recorded/*.txt >/dev/null 2>&1 && cpu_rows=()
+check lecture_rehearsed 0 '^#: Lesson 1, ' '^#: Lesson 8, ' '^skipped \(no GPU\): mode tiled$' \
+    '^skipped \(no GPU\): timeit G = D @ E$' '^skipped \(C was skipped\): s = sum\(C\)$' \
+    "${cpu_rows[@]}" '^d = 2\.572356[0-9]e\+13$' '!error: ' -- nogpu "$cuk" --rehearse "$here/scripts/lecture.cuk"
+
+# A rehearsal shows, for each statement it cannot run, what it printed
+# when the lesson was recorded on a GPU, marked with the GPU and the date
+# (tests/rehearse/: a lesson and a made-up recording); by its occurrence
+# (the second `kernels` shows the second's); "no recording" for one
+# edited since.
+mark='^  recorded on NVIDIA H200 \(fixture\), 2025-06-02:$'
+out=$(nogpu "$cuk" --rehearse "$here/tests/rehearse/lesson.cuk" 2>&1)
+rc=$?
+got=$(python3 -c '
+import sys
+lines, mark = sys.stdin.read().splitlines(), "  recorded on NVIDIA H200 (fixture), 2025-06-02:"
+def after(stmt):
+    i = lines.index(stmt)
+    return lines[i + 1:i + 3]
+want = {
+    "skipped (no GPU): timeit C = A @ A": [mark, "9999 runs: median 5.1 µs per run (fixture)"],
+    "skipped (no GPU): x = sum(C)": [mark, "x = 4.2 (fixture)"],
+    "skipped (no GPU): bench cpu naive: A @ A": [mark, "bench A @ A  4x4 @ 4x4 (fixture)"],
+}
+bad = [s for s, w in want.items() if s not in lines or after(s) != w]
+kernels = [i for i, l in enumerate(lines) if l == "skipped (no GPU): kernels"]
+if len(kernels) != 2 or lines[kernels[0] + 2] != "kernels of mode naive (fixture, the first)" or \
+   lines[kernels[1] + 2] != "kernels of mode tiled (fixture, the second)":
+    bad.append("the two kernels")
+if "skipped (no GPU): z = 1" not in lines or not after("skipped (no GPU): z = 1")[0].startswith("  no recording: re-record the lesson"):
+    bad.append("z = 1 without a recording")
+if not any(l.startswith("y = ") and "fixture" not in l for l in lines):
+    bad.append("y, which runs here")
+print("ok" if not bad else "; ".join(bad))' <<<"$out")
+[ $rc = 0 ] && [ "$got" = ok ] && echo "PASS rehearse_plays_recording" ||
+    echo "FAIL rehearse_plays_recording: status $rc, $got: $(head -c 600 <<<"$out")"
+check rehearse_recorded_error_line 0 'an error line \(fixture\)$' -- nogpu "$cuk" --rehearse "$here/tests/rehearse/lesson.cuk"
+cp "$here/tests/rehearse/lesson.cuk" bare.cuk
+check rehearse_no_recording 0 '^  no recording: re-record the lesson \(there is no recorded/bare\.txt\)$' \
+    "!$mark" -- nogpu "$cuk" --rehearse bare.cuk
+
+# The lessons' own recordings (scripts/recorded/, made on a GPU by
+# bench/record-lessons.sh): the lecture rehearsed without a GPU shows one
+# for every statement it cannot run, and every lesson shows some.
+if ! ls "$here"/scripts/recorded/*.txt >/dev/null 2>&1; then
+    echo "SKIP lecture_rehearsal_recorded: scripts/recorded/ is empty (the lessons are recorded on a GPU: bench/record-lessons.sh)"
 else
-    check lecture_rehearsed 0 '^#: Lesson 1, ' '^#: Lesson 8, ' '^skipped \(no GPU\): mode tiled$' \
-        '^skipped \(no GPU\): timeit G = D @ E$' '^skipped \(C was skipped\): s = sum\(C\)$' \
-        '^  cpu +[0-9]+ +[0-9.]+ (s|ms) ' '^  cpu .*~[0-9.]+ s\*$' '^d = 2\.572356[0-9]e\+13$' '!error: ' \
-        -- "$cuk" --rehearse "$here/scripts/lecture.cuk"
+    out=$(nogpu "$cuk" --rehearse "$here/scripts/lecture.cuk" 2>&1)
+    rc=$?
+    got=$(python3 -c '
+import re, sys
+lines, missing, lessons, current = sys.stdin.read().splitlines(), [], {}, None
+for i, l in enumerate(lines):
+    m = re.match(r"#: Lesson (\d+),", l)
+    if m:
+        current = m.group(1)
+        lessons[current] = 0
+    if l.startswith("  no recording"):
+        missing.append(lines[i - 1])
+    if re.match(r"  recorded on .+, \d{4}-\d\d-\d\d:$", l) and current:
+        lessons[current] += 1
+bare = sorted(k for k, v in lessons.items() if v == 0)
+print("ok" if not missing and not bare and len(lessons) >= 8 else
+      "no recording for: %s; lessons with none: %s; lessons seen: %d" % (missing[:5], bare, len(lessons)))' <<<"$out")
+    [ $rc = 0 ] && [ "$got" = ok ] && echo "PASS lecture_rehearsal_recorded" ||
+        echo "FAIL lecture_rehearsal_recorded: status $rc, $got"
 fi
 
 # help lessons lists lecture.cuk and each lesson with its sentence, read
@@ -128,10 +191,10 @@ if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP step_terminal: tmux not installed"
     exit 0
 fi
-start() { # ARGS: cuk in a fresh terminal; its status is printed when it ends
+start() { # ARGS: cuk in a fresh terminal (with the variables in $with set); its status is printed when it ends
     tm kill-server 2>/dev/null
     sleep 0.3
-    tm new-session -d -s t -x 100 -y 30 "cd '$work' && env TERM=xterm '$cuk' $*; echo \"[exit \$?]\"; sleep 60"
+    tm new-session -d -s t -x 100 -y 30 "cd '$work' && env TERM=xterm ${with:-} '$cuk' $*; echo \"[exit \$?]\"; sleep 60"
 }
 
 cat >s.cuk <<'EOF'
@@ -251,26 +314,35 @@ tm send-keys -t t Enter
 wait_for '^\[exit 0\]$' 5
 result step_panel_leaves $? "a key at the end did not leave"
 
-# Without a GPU, --step stops at the first statement that needs one and
-# says how to rehearse instead; with --rehearse it goes on, each skip on
-# a line of its own.
+# Without a GPU (hidden: CUDA_VISIBLE_DEVICES=), --step stops at the first
+# statement that needs one and says how to rehearse instead; with
+# --rehearse it goes on, each skip on a line of its own.
 printf '#: Needs a GPU.\nmode cpu\nmode naive\nA = rand(4);\n' >g.cuk
-if [ $gpu = 0 ]; then
-    start --no-panel --step g.cuk
-    wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
-        tm send-keys -t t Enter && wait_for 'mode naive needs a GPU, and there is none here' 5 &&
-        wait_for 'cuk --step --rehearse g\.cuk' 5 && wait_for '^\[exit 1\]$' 5
-    result step_without_gpu_suggests_rehearse $? "--step without a GPU did not suggest --rehearse"
-    start --no-panel --step --rehearse g.cuk
-    wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
-        tm send-keys -t t Enter && wait_for '^skipped \(no GPU\): mode naive$' 5 &&
-        wait_for '^cuk\[naive\]> A = rand\(4\);$' 5
-    result step_rehearse_skip_line $? "the skip is not a line of its own"
-    tm send-keys -t t q
-else
-    echo "SKIP step_without_gpu_suggests_rehearse: a GPU is here"
-    echo "SKIP step_rehearse_skip_line: a GPU is here"
-fi
+with=CUDA_VISIBLE_DEVICES= start --no-panel --step g.cuk
+wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
+    tm send-keys -t t Enter && wait_for 'mode naive needs a GPU, and there is none here' 5 &&
+    wait_for 'cuk --step --rehearse g\.cuk' 5 && wait_for '^\[exit 1\]$' 5
+result step_without_gpu_suggests_rehearse $? "--step without a GPU did not suggest --rehearse"
+with=CUDA_VISIBLE_DEVICES= start --no-panel --step --rehearse g.cuk
+wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter && wait_for '^cuk\[cpu\]> mode naive$' 5 &&
+    tm send-keys -t t Enter && wait_for '^skipped \(no GPU\): mode naive$' 5 &&
+    wait_for '^cuk\[naive\]> A = rand\(4\);$' 5
+result step_rehearse_skip_line $? "the skip is not a line of its own"
+tm send-keys -t t q
+
+# Stepping a rehearsal: a statement shown again with b still finds its
+# own recording (the second `kernels` of the fixture, twice).
+cp "$here/tests/rehearse/lesson.cuk" . && mkdir -p recorded && cp "$here/tests/rehearse/recorded/lesson.txt" recorded/
+with=CUDA_VISIBLE_DEVICES= start --no-panel --step --rehearse lesson.cuk
+for i in $(seq 12); do
+    wait_for '^cuk\[[a-z]+\]> ' 5 && sleep 0.2 && tm send-keys -t t Enter
+done
+wait_for 'kernels of mode naive \(fixture, the first\)$' 5 && wait_for '^cuk\[tiled\]> kernels$' 5 &&
+    tm send-keys -t t Enter && wait_for '^cuk\[tiled\]> bench cpu naive: A @ A$' 5 && tm send-keys -t t b &&
+    sleep 0.3 && tm send-keys -t t Enter && wait_for '^cuk\[tiled\]> bench cpu naive: A @ A$' 5 && sleep 0.3 &&
+    [ "$(screen | grep -c '^kernels of mode tiled (fixture, the second)$')" = 2 ]
+result step_rehearse_occurrence $? "the second kernels, shown again, did not find its recording"
+tm send-keys -t t q
 
 # A long cpu product: the note before it, and under the panel the title's
 # percentage and time left; Ctrl-C stops it.

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/lecture/recorded.h"
 #include "engine/session/snapshot.h"
 #include "kernels/backend.h"
 
@@ -383,13 +384,35 @@ static void say_skipped(const cuk_session *s, const stmt *st, const char *why, c
                n > 72 ? 68 : (int)n, text, n > 72 || n < len ? " ..." : "");
 }
 
-/* Rehearsing: whether st is skipped (and said so) rather than run. A
- * `mode` this machine lacks starts skipping; one that works ends it; an
- * unknown name is still an error. Outside a lacking mode, a statement that
- * uses a ghost is skipped too. */
+/* A bench or ladder of modes this machine lacks (all of them when none
+ * is named): it would run only the rows it can, and its lesson is in the
+ * others. The first mode lacking, or NULL. */
+static const cuk_backend *measures_lacking(const stmt *st)
+{
+    int named = 0;
+    if (st->kind != STMT_CMD || (st->cmd != CMD_BENCH && st->cmd != CMD_LADDER))
+        return NULL;
+    for (int i = 0; i < st->narg; i++) {
+        const cuk_backend *be = st->arg[i]->kind == AST_NAME ? mode_find(st->arg[i]->text) : NULL;
+        named += be != NULL;
+        if (be && !mode_available(be, NULL))
+            return be;
+    }
+    for (int i = 0; !named && i < mode_count(); i++)
+        if (!mode_available(mode_get(i), NULL) && mode_on_device(mode_get(i)))
+            return mode_get(i);
+    return NULL;
+}
+
+/* Rehearsing: whether st is skipped (and said so, with its recording)
+ * rather than run. A `mode` this machine lacks starts skipping; one that
+ * works ends it; an unknown name is still an error. Outside a lacking
+ * mode, a statement that uses a ghost is skipped too, and so is a bench
+ * or ladder of modes this machine lacks, when a GPU recorded it. */
 static int rehearse_skips(cuk_session *s, const stmt *st)
 {
     const char *ghost = NULL;
+    const cuk_backend *lacks = NULL;
     if (!s->rehearse)
         return 0;
     if (st->kind == STMT_CMD && st->cmd == CMD_MODE && st->narg == 1) {
@@ -397,12 +420,17 @@ static int rehearse_skips(cuk_session *s, const stmt *st)
         s->skipping = be && !mode_available(be, NULL) ? be : NULL;
         if (!s->skipping)
             return 0;
-    } else if (runs_while_skipping(st) || (!s->skipping && !(ghost = stmt_ghost(st)))) {
+        lacks = s->skipping;
+    } else if (s->skipping && !runs_while_skipping(st)) {
+        lacks = s->skipping;
+    } else if (runs_while_skipping(st) ||
+               (!(ghost = stmt_ghost(st)) && !((lacks = measures_lacking(st)) && rec_recorded(s)))) {
         return 0;
     }
     if (stmt_binds(st))
         ghost_add(stmt_binds(st));
-    say_skipped(s, st, ghost ? "" : lacking(s->skipping), ghost);
+    say_skipped(s, st, ghost ? "" : lacking(lacks), ghost);
+    rec_play(s, st);
     return 1;
 }
 
@@ -433,6 +461,7 @@ int lecture_before(cuk_session *s, const stmt *st)
     }
     if (needs_rehearsal(s, st) != 0)
         return -1;
+    rec_statement(s, st);
     return rehearse_skips(s, st);
 }
 

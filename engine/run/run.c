@@ -19,6 +19,7 @@
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
 #include "engine/lecture/lecture.h"
+#include "engine/lecture/recorded.h"
 #include "engine/lang/parse.h"
 #include "engine/measure/count.h"
 #include "engine/values/timing.h"
@@ -126,6 +127,7 @@ static run_status run_one(cuk_session *s, const stmt *st)
         rs = RUN_QUIT;
     else if (before == 0)
         lecture_after(s, st);
+    rec_statement_end();
     if (s->fe && s->fe->statement_done)
         s->fe->statement_done(s->fe->ud);
     if (rs != RUN_FATAL && output_lost(s))
@@ -310,6 +312,26 @@ static void step_free(step_script *sc)
     free(sc->lesson);
 }
 
+/* Which occurrence of its text, in the script, the statement at `at` is
+ * (1 for the first): what its recording is keyed by (recorded.h), the
+ * same however the cursor came there. */
+static int step_occurrence(const step_script *sc, step_at at)
+{
+    char key[REC_KEY_MAX], other[REC_KEY_MAX];
+    const stmt *st = sc->part[at.part].p.stmt[at.stmt];
+    int n = 1;
+    rec_key(sc->part[at.part].text + st->start, st->end - st->start, key, sizeof key);
+    for (int i = 0; i <= at.part; i++)
+        for (int j = 0; sc->part[i].kind == LINE_OTHER && sc->part[i].ps == PARSE_OK && j < sc->part[i].p.n &&
+                        (i < at.part || j < at.stmt);
+             j++) {
+            const stmt *o = sc->part[i].p.stmt[j];
+            rec_key(sc->part[i].text + o->start, o->end - o->start, other, sizeof other);
+            n += !strcmp(key, other);
+        }
+    return n;
+}
+
 /* The statement before `at`: 1, or 0 at the first. */
 static int step_back(const step_script *sc, step_at *at)
 {
@@ -371,6 +393,8 @@ static run_status step_one(cuk_session *s, const step_script *sc, step_at *at, i
     }
     switch (lecture_step_wait(s, st, &lesson)) {
     case STEP_RUN: {
+        if (st)
+            rec_occurrence(step_occurrence(sc, *at));
         run_status rs = st ? run_one(s, st) : RUN_OK;
         step_next(sc, at);
         return rs;
@@ -617,7 +641,9 @@ run_status run_file(cuk_session *s, const char *path)
     int queueing = s->queueing;
     s->dir = dir;
     s->queueing = 1;
+    rec_script_begin(is_stdin ? NULL : r.name);
     run_status st = settle(s, reader_run(s, &r), r.name);
+    rec_script_end();
     s->queueing = queueing;
     s->dir = outer_dir;
     if (!is_stdin)
