@@ -33,6 +33,7 @@ static struct {
     size_t len, cap;
     int done, status;
     int want_panel;         /* `panel on|off` asked; switched between commands */
+    int lecturing;          /* cuk --step: no readline loop, statements come from a script */
     char history[4096];     /* "" when there is no home to keep it in */
 } R;
 
@@ -84,15 +85,44 @@ static int fe_columns(void *ud)
     return ioctl(1, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
 
+/* A resize the signal handler saw, taken up (between statements, or while
+ * long work or a stepped lecture gives the front end its turn). */
+static void take_resize(void)
+{
+    if (winch_seen && panel_active()) {
+        winch_seen = 0;
+        panel_resize();
+    }
+}
+
 static int fe_progress(void *ud)
 {
     if (!panel_active())
         return 0;
+    take_resize();
     panel_tick();
     return 1;
 }
 
-static void fe_statement_done(void *ud) { panel_refresh(); }
+/* In a stepped lecture each statement is shown running in the panel's
+ * title, as a typed line is (run_line). */
+static void fe_statement_started(void *ud, const char *text, size_t n)
+{
+    char line[160];
+    if (!R.lecturing)
+        return;
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+    panel_command_started(line);
+}
+
+static void fe_statement_done(void *ud)
+{
+    take_resize();
+    if (R.lecturing)
+        panel_command_done();
+    else
+        panel_refresh();
+}
 
 static int fe_panel(void *ud, int on);
 static int fe_present(void *ud, int on);
@@ -105,6 +135,7 @@ static const cuk_frontend frontend = {
     .progress = fe_progress,
     .panel = fe_panel,
     .present = fe_present,
+    .statement_started = fe_statement_started,
     .statement_done = fe_statement_done,
 };
 
@@ -379,6 +410,7 @@ void repl_lecture_begin(cuk_session *s, int panel)
 {
     const char *why;
     R.s = s;
+    R.lecturing = 1;
     install_signals();
     if (panel && panel_available(&why) && panel_start(s) != 0) {
         out_errorf("cuk: %s; going on without it\n", cuk_err_get()->msg);

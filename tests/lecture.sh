@@ -313,6 +313,14 @@ result step_panel_end_waits $? "the end of the script did not wait under the pan
 tm send-keys -t t Enter
 wait_for '^\[exit 0\]$' 5
 result step_panel_leaves $? "a key at the end did not leave"
+printf 'mode cpu\nA = rand(1400);\nC = A @ A;\n' >p.cuk
+start --step p.cuk
+for i in 1 2 3; do
+    wait_for '^cuk\[cpu\]> ' 10 && sleep 0.2 && tm send-keys -t t Enter
+done
+wait_for '\| running [0-9.]+ s.*: C = A @ A$' 10
+result step_panel_running $? "the panel's title did not show the stepped statement running"
+wait_for '^-- the end of p\.cuk' 60 && tm send-keys -t t q
 
 # Without a GPU (hidden: CUDA_VISIBLE_DEVICES=), --step stops at the first
 # statement that needs one and says how to rehearse instead; with

@@ -161,8 +161,10 @@ static int read_key(char *c)
 {
     for (;;) {
         ssize_t n = read(S.tty, c, 1);
-        if (n < 0 && errno == EINTR && !cuk_interrupted)
+        if (n < 0 && errno == EINTR && !cuk_interrupted) {
+            cuk_progress(); /* a signal: the front end's turn (the panel takes up a resize) */
             continue;
+        }
         if (n < 0)
             return cuk_interrupted ? cuk_err_cancel() : cuk_err("cannot read the terminal: %s", strerror(errno));
         return n == 1;

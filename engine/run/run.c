@@ -121,6 +121,8 @@ static run_status run_one(cuk_session *s, const stmt *st)
 {
     run_status rs = RUN_OK;
     int before = lecture_before(s, st);
+    if (before == 0 && s->fe && s->fe->statement_started)
+        s->fe->statement_started(s->fe->ud, s->src->text + st->start, st->end - st->start);
     if (before < 0 || (before == 0 && run_stmt(s, st) != 0))
         rs = reported(s);
     else if (s->quit)

@@ -33,7 +33,9 @@ typedef struct cuk_frontend {
     /* `present on|off`: the panel shows the last bench in large type (and
      * comes up if it was off); 0, or -1 with the error set; NULL: no panel. */
     int (*present)(void *ud, int on);
-    /* After each statement has run (the panel redraws). */
+    /* Before each statement runs, its text (n bytes), and after it has
+     * run: the panel shows it running, then redraws. */
+    void (*statement_started)(void *ud, const char *text, size_t n);
     void (*statement_done)(void *ud);
 } cuk_frontend;
 
