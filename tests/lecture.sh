@@ -252,7 +252,7 @@ e = 2
 f = 3
 EOF2
 start --no-panel --step k.cuk
-wait_for '^cuk\[cpu\]> mode cpu$' 5 && tm send-keys -t t Enter &&
+wait_for '^cuk\[[a-z]+\]> mode cpu$' 5 && tm send-keys -t t Enter &&
     wait_for '^cuk\[cpu\]> A = rand\(1400\);' 5 && tm send-keys -t t Enter &&
     wait_for '^cuk\[cpu\]> C = A @ A;$' 5 && tm send-keys -t t Enter && sleep 0.3 &&
     tm send-keys -t t Enter && sleep 0.2 && tm send-keys -t t Enter &&
@@ -315,8 +315,8 @@ wait_for '^\[exit 0\]$' 5
 result step_panel_leaves $? "a key at the end did not leave"
 printf 'mode cpu\nA = rand(1400);\nC = A @ A;\n' >p.cuk
 start --step p.cuk
-for i in 1 2 3; do
-    wait_for '^cuk\[cpu\]> ' 10 && sleep 0.2 && tm send-keys -t t Enter
+for s in 'mode cpu' 'A = rand\(1400\);' 'C = A @ A;'; do
+    wait_for "^cuk\\[[a-z]+\\]> $s\$" 10 && tm send-keys -t t Enter
 done
 wait_for '\| running [0-9.]+ s.*: C = A @ A$' 10
 result step_panel_running $? "the panel's title did not show the stepped statement running"

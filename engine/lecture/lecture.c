@@ -233,12 +233,14 @@ step_key lecture_step_wait(cuk_session *s, const stmt *st, int *lesson)
     struct termios saved;
     int raw = keys_one_by_one(&saved) == 0, k;
     do {
+        /* keys pressed while the last statement ran are not for this one;
+         * those pressed once it is shown are */
+        tcflush(S.tty, TCIFLUSH);
         if (st)
             step_echo(s, st);
         else
             out_printf("cuk[%s]> ", shown_mode(s)); /* a pause: an empty prompt while the lecturer talks */
         out_flush();
-        tcflush(S.tty, TCIFLUSH); /* keys pressed while the last statement ran are not for this one */
         k = wait_key(lesson);
     } while (k == STEP_AGAIN);
     if (raw)
@@ -263,9 +265,9 @@ void lecture_step_last(cuk_session *s, const char *file)
     char c;
     struct termios saved;
     int raw = keys_one_by_one(&saved) == 0;
+    tcflush(S.tty, TCIFLUSH);
     out_printf("\n-- the end of %s: a key leaves --", file);
     out_flush();
-    tcflush(S.tty, TCIFLUSH);
     if (read_key(&c) < 0)
         cuk_err_clear();
     if (raw)
