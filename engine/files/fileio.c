@@ -1,6 +1,7 @@
 /* fileio.c - loading and saving matrices (see fileio.h): the format by the
- * file name's extension, and the atomic save (a temporary beside the file,
- * renamed over it; links followed; signals held off while it exists). */
+ * file name's extension, and the atomic save that every file cuk writes
+ * goes through (a temporary beside the file, renamed over it; links
+ * followed; signals held off while it exists). */
 #include "engine/files/fileio.h"
 
 #include <errno.h>
@@ -178,10 +179,9 @@ static int finish_file(FILE *fp, int rc)
     return rc;
 }
 
-/* Write the matrix to the file mkstemp opened as fd; 0, errno, or -1 with
- * the error set. */
-static int write_temp(int fd, const char *path, file_format fmt, const cuk_matrix *m,
-                      const float *x)
+/* Write the file mkstemp opened as fd through fn; 0, errno, or -1 with the
+ * error set. */
+static int write_temp(int fd, const char *path, fileio_writer fn, const void *ud)
 {
     FILE *fp = NULL;
     int rc;
@@ -192,21 +192,20 @@ static int write_temp(int fd, const char *path, file_format fmt, const cuk_matri
         return rc;
     }
     errno = 0;                /* fileerr_errno must not report a stale one */
-    rc = fmt == FMT_NPY ? npy_write(fp, m, x) : csv_write(fp, m, x);
+    rc = fn(fp, ud);
     return finish_file(fp, rc);
 }
 
-/* Create tmp, write the matrix to it and rename it over path; 0, errno, or
- * -1 with the error set. On failure tmp goes and path is left as it was. */
-static int write_over(char *tmp, const char *path, file_format fmt, const cuk_matrix *m,
-                      const float *x)
+/* Create tmp, write it through fn and rename it over path; 0, errno, or -1
+ * with the error set. On failure tmp goes and path is left as it was. */
+static int write_over(char *tmp, const char *path, fileio_writer fn, const void *ud)
 {
     int fd = mkstemp(tmp);
     int rc;
 
     if (fd < 0)
         return fileerr_errno();
-    rc = write_temp(fd, path, fmt, m, x);
+    rc = write_temp(fd, path, fn, ud);
     if (rc == 0 && cuk_interrupted)   /* a signal in the last stretch: keep the old file */
         rc = cuk_err_cancel();
     if (rc == 0 && rename(tmp, path) != 0)
@@ -218,7 +217,7 @@ static int write_over(char *tmp, const char *path, file_format fmt, const cuk_ma
 
 /* Save to file, the path with its links followed; 0, errno, or -1 with the
  * error set. */
-static int save_to(const char *file, file_format fmt, const cuk_matrix *m, const float *x)
+static int save_to(const char *file, fileio_writer fn, const void *ud)
 {
     struct sigaction old[SAVE_NSIG];
     char *tmp = temp_name(file);
@@ -227,30 +226,45 @@ static int save_to(const char *file, file_format fmt, const cuk_matrix *m, const
     if (!tmp)
         return ENOMEM;
     guard_begin(old);
-    rc = write_over(tmp, file, fmt, m, x);
+    rc = write_over(tmp, file, fn, ud);
     guard_end(old);
     free(tmp);
     return rc;
 }
 
-int fileio_save(cuk_matrix *m, const char *path)
+int fileio_save_with(const char *path, const char *what, fileio_writer fn, const void *ud)
 {
-    file_format fmt = format_of(path);
-    const float *x;
-    char *file;
-    int rc;
-
-    if (fmt == FMT_NONE)
-        return cuk_err("save: don't know how to write '%s': use .npy or .csv", path);
-    x = mat_host(m);
-    if (!x)
-        return fileerr_wrap("save", path);
-    file = follow_links(path);
-    rc = file ? save_to(file, fmt, m, x) : fileerr_errno();
+    char *file = follow_links(path);
+    int rc = file ? save_to(file, fn, ud) : fileerr_errno();
     free(file);
     if (rc > 0)
-        return cuk_err("save: cannot write '%s': %s", path, strerror(rc));
+        return cuk_err("%s: cannot write '%s': %s", what, path, strerror(rc));
     return rc;
+}
+
+/* A matrix in a format, for write_matrix. */
+typedef struct {
+    file_format fmt;
+    const cuk_matrix *m;
+    const float *x;
+} matrix_file;
+
+static int write_matrix(FILE *fp, const void *ud)
+{
+    const matrix_file *f = ud;
+    return f->fmt == FMT_NPY ? npy_write(fp, f->m, f->x) : csv_write(fp, f->m, f->x);
+}
+
+int fileio_save(cuk_matrix *m, const char *path)
+{
+    matrix_file f = {format_of(path), m, NULL};
+
+    if (f.fmt == FMT_NONE)
+        return cuk_err("save: don't know how to write '%s': use .npy or .csv", path);
+    f.x = mat_host(m);
+    if (!f.x)
+        return fileerr_wrap("save", path);
+    return fileio_save_with(path, "save", write_matrix, &f);
 }
 
 /* ---------------------------------------------------------------- loading */
