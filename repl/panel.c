@@ -45,7 +45,7 @@ static struct {
     SCREEN *screen;
     WINDOW *top, *out, *in;
     int top_h;
-    int present;             /* `present on`: the top shows the last bench in large type */
+    int present;             /* a present_how: the top shows the last bench in large type */
     draw_look look;
     int keys[64];            /* typed, not yet given to readline */
     int nkeys, kpos;
@@ -595,7 +595,7 @@ static void draw_top(void)
     draw_title(w);
     P.live_rows = 0;
     if (P.present) {
-        present_draw(P.top, 1, h - 2, &P.look);
+        present_draw(P.top, 1, h - 2, &P.look, P.present == PRESENT_E2E);
     } else {
         int ncmd = h >= 12 ? 5 : 2, longest = 32; /* "last commands (* median of runs)" */
         int mode_w = 7;                              /* "tf32x3*"; a user mode's name may be longer */
@@ -764,11 +764,11 @@ static void relayout(void)
     redraw_all();
 }
 
-void panel_present(int on)
+void panel_present(int how)
 {
-    if (P.present == on)
+    if (P.present == how)
         return;
-    P.present = on;
+    P.present = how;
     if (P.active)
         relayout();
 }
@@ -913,6 +913,6 @@ void panel_write(out_channel ch, const char *s, size_t n) {}
 void panel_flush(void) {}
 int panel_columns(void) { return 0; }
 void panel_tick(void) {}
-void panel_present(int on) {}
+void panel_present(int how) {}
 
 #endif

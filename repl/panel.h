@@ -34,9 +34,10 @@ int panel_columns(void);
 void panel_tick(void);
 /* Redraw everything (after each statement). */
 void panel_refresh(void);
-/* `present on|off`: the panel's rows show the last bench in large type
- * (repl/present.h), for a projector; kept until `panel off`. */
-void panel_present(int on);
+/* `present on|off|e2e` (a present_how): the panel's rows show the last
+ * bench in large type (repl/present.h), for a projector; kept until
+ * `panel off`. */
+void panel_present(int how);
 /* A typed line starts: the panel shows it running, with the time, through
  * all its statements, until panel_command_done. */
 void panel_command_started(const char *text);

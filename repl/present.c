@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/fmt.h"
+#include "engine/measure/chart.h"
 #include "engine/measure/results.h"
 #include "engine/session/stats.h"
 
@@ -90,53 +91,55 @@ static int pick_rows(const result_table *t, int *idx, int most)
     return n;
 }
 
+/* The times shown: kernel times, or end to end (e2e). */
+static const stat_summary *shown(const result_row *r, int e2e) { return e2e ? &r->e2e : &r->kernel; }
+
 /* Which two to set against each other: cpu if it was measured (else the
  * slowest) and the fastest of the others; -1 where there is none. */
-static void pick_pair(const result_table *t, const int *idx, int n, int *ref, int *fast)
+static void pick_pair(const result_table *t, const int *idx, int n, int e2e, int *ref, int *fast)
 {
     int slow = -1;
     *ref = *fast = -1;
     for (int k = 0; k < n; k++) {
         const result_row *r = &t->rows[idx[k]];
-        if (!r->kernel.runs)
+        if (!shown(r, e2e)->runs)
             continue;
         if (!strcmp(r->mode->name, "cpu"))
             *ref = idx[k];
-        if (slow < 0 || r->kernel.med > t->rows[slow].kernel.med)
+        if (slow < 0 || shown(r, e2e)->med > shown(&t->rows[slow], e2e)->med)
             slow = idx[k];
     }
     if (*ref < 0)
         *ref = slow;
     for (int k = 0; k < n; k++)
-        if (t->rows[idx[k]].kernel.runs && idx[k] != *ref &&
-            (*fast < 0 || t->rows[idx[k]].kernel.med < t->rows[*fast].kernel.med))
+        if (shown(&t->rows[idx[k]], e2e)->runs && idx[k] != *ref &&
+            (*fast < 0 || shown(&t->rows[idx[k]], e2e)->med < shown(&t->rows[*fast], e2e)->med))
             *fast = idx[k];
 }
 
-/* One mode: its name, a bar as long as its kernel time (the longest fills
- * the width), the time; or why it did not run. */
-static void draw_bar(WINDOW *w, int row, int bh, const result_row *r, double longest, int fastest,
+/* One mode: its name, a bar of len cells (a log scale: chart.h), the time;
+ * or why it did not run. */
+static void draw_bar(WINDOW *w, int row, int bh, const result_row *r, int len, int e2e, int fastest,
                      const draw_look *look)
 {
     char t[32], bar[1024] = "";
     int x = draw_textf(w, row, 2, look->mode | A_BOLD, "%-8s", r->mode->name);
-    if (!r->kernel.runs) {
-        draw_textf(w, row, x, A_NORMAL, "not run: %s", r->why[0] ? r->why : "no kernel time");
+    if (!shown(r, e2e)->runs) {
+        draw_textf(w, row, x, A_NORMAL, "not run: %s", r->why[0] ? r->why : e2e ? "no end-to-end time" : "no kernel time");
         return;
     }
-    int most = getmaxx(w) - x - 14, len = (int)(r->kernel.med / longest * most + 0.5);
-    len = len < 1 ? 1 : len > most ? most : len;
     for (int i = 0; i < len && strlen(bar) + strlen(look->block) < sizeof bar; i++)
         strcat(bar, look->block);
     for (int k = 0; k < bh; k++)
         draw_text(w, row + k, x, fastest ? look->good : look->mode, bar);
-    draw_textf(w, row + bh - 1, x + len, A_BOLD, " %s", fmt_ms(t, sizeof t, r->kernel.med));
+    draw_textf(w, row + bh - 1, x + len, A_BOLD, " %s", fmt_ms(t, sizeof t, shown(r, e2e)->med));
 }
 
-void present_draw(WINDOW *w, int top, int rows, const draw_look *look)
+void present_draw(WINDOW *w, int top, int rows, const draw_look *look, int e2e)
 {
     const result_table *t = res_last();
-    int W = getmaxx(w), idx[MAX_SHOWN], ref, fast;
+    int W = getmaxx(w), idx[MAX_SHOWN], len[MAX_SHOWN], ref, fast;
+    const char *what = e2e ? "end to end (copies included)" : "kernel time";
     if (!t) {
         draw_text(w, top + 1, 2, look->head, "present: no comparison yet.");
         draw_text(w, top + 2, 2, A_NORMAL, "Run a bench (bench cpu blas: A @ B)");
@@ -147,20 +150,20 @@ void present_draw(WINDOW *w, int top, int rows, const draw_look *look)
     int n = pick_rows(t, idx, MAX_SHOWN);
     if (n > rows - 4)
         n = rows - 4 > 0 ? rows - 4 : 0;
-    pick_pair(t, idx, n, &ref, &fast);
+    pick_pair(t, idx, n, e2e, &ref, &fast);
     /* what to say: "47.7x", and over what */
     char big[32] = "", caption[160] = "";
     if (ref >= 0 && fast >= 0) {
-        res_ratio x = res_speedup(t, fast, t->rows[ref].mode->name, 0);
+        res_ratio x = res_speedup(t, fast, t->rows[ref].mode->name, e2e);
         if (x.noise)
             snprintf(big, sizeof big, "~1x");
         else
             stats_fmt_ratio(big, sizeof big, x.x, 0, x.est);
         const char *f = t->rows[fast].mode->name, *r = t->rows[ref].mode->name;
         if (x.noise)
-            snprintf(caption, sizeof caption, "%s against %s: the same within the noise (kernel time)", f, r);
+            snprintf(caption, sizeof caption, "%s against %s: the same within the noise (%s)", f, r, what);
         else
-            snprintf(caption, sizeof caption, "%s against %s: times as fast (kernel time, medians)", f, r);
+            snprintf(caption, sizeof caption, "%s against %s: times as fast (%s, medians)", f, r, what);
     }
     /* rows: heading, blank, the bars, blank, caption, the digits 5 high at
      * the least; what is left widens the gaps, then the digits, then the bars */
@@ -180,26 +183,17 @@ void present_draw(WINDOW *w, int top, int rows, const draw_look *look)
     if (t->ladder && n > 0)
         snprintf(size, sizeof size, " at %s = %d", t->var, t->rows[idx[0]].size);
     int x = draw_textf(w, row, 2, look->head, "%s %s%s", t->ladder ? "ladder" : "bench", t->expr, size);
-    draw_text(w, row, x, A_NORMAL, "   kernel time, median of the runs");
+    draw_textf(w, row, x, A_NORMAL, "   %s, median of the runs, bars on a log scale", what);
     row += 2;
-    double longest = 0, shortest = 0;
-    for (int k = 0; k < n; k++) {
-        const stat_summary *s = &t->rows[idx[k]].kernel;
-        if (s->runs && s->med > longest)
-            longest = s->med;
-        if (s->runs && (shortest == 0 || s->med < shortest))
-            shortest = s->med;
-    }
-    for (int k = 0; k < n; k++, row += bh + gap) {
-        const result_row *r = &t->rows[idx[k]];
-        draw_bar(w, row, bh, r, longest, fast >= 0 && r->kernel.runs && r->kernel.med == shortest, look);
-    }
+    chart_present_bars(t, idx, n, e2e, W - 2 - 8 - 14, len);
+    for (int k = 0; k < n; k++, row += bh + gap)
+        draw_bar(w, row, bh, &t->rows[idx[k]], len[k], e2e, idx[k] == fast, look);
     row += 1 - gap;
     if (!big[0])
         return;
     if (!sy) { /* no room for large digits */
-        draw_textf(w, row, 2, look->head, "%s against %s: %s (kernel time)", t->rows[fast].mode->name,
-                   t->rows[ref].mode->name, big);
+        draw_textf(w, row, 2, look->head, "%s against %s: %s (%s)", t->rows[fast].mode->name,
+                   t->rows[ref].mode->name, big, what);
         return;
     }
     int bigcols = bw * 2 * sy, col = (W - bigcols) / 2;

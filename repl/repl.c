@@ -125,7 +125,7 @@ static void fe_statement_done(void *ud)
 }
 
 static int fe_panel(void *ud, int on);
-static int fe_present(void *ud, int on);
+static int fe_present(void *ud, int how);
 
 static const cuk_frontend frontend = {
     .interactive = 1,
@@ -394,15 +394,15 @@ static int fe_panel(void *ud, int on)
     return 0;
 }
 
-/* `present on|off`: the large view, in the panel (brought up if it was off). */
-static int fe_present(void *ud, int on)
+/* `present on|off|e2e`: the large view, in the panel (brought up if it was off). */
+static int fe_present(void *ud, int how)
 {
     const char *why;
-    if (on && !panel_available(&why))
+    if (how != PRESENT_OFF && !panel_available(&why))
         return cuk_err("present: no panel here: %s", why);
-    if (on)
+    if (how != PRESENT_OFF)
         R.want_panel = 1;
-    panel_present(on);
+    panel_present(how);
     return 0;
 }
 

@@ -47,7 +47,8 @@ typedef enum {
     X(KERNELS, kernels, NULL, ARGS_NONE, "kernels",                                                              \
       "the current mode's kernels: grid, block, registers, occupancy")                                           \
     X(PANEL, panel, NULL, ARGS_ON_OFF, "panel on|off", "show or hide the live panel")                            \
-    X(PRESENT, present, NULL, ARGS_ON_OFF, "present on|off", "the last bench in large type, for a projector")    \
+    X(PRESENT, present, NULL, ARGS_ON_OFF, "present on|off|e2e",                                                \
+      "the last bench in large type, log bars, for a projector; e2e: with the copies")                           \
     X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
     X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"",                                                         \
       "write a variable, or the last bench (save bench \"t.json\")")                                             \

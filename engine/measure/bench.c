@@ -15,6 +15,7 @@
 #include "base/fmt.h"
 #include "base/out.h"
 #include "engine/measure/accuracy.h"
+#include "engine/measure/chart.h"
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
 #include "engine/measure/measure.h"
@@ -71,18 +72,20 @@ static void spread_cell(char *c, const stat_summary *s)
         snprintf(c, TAB_CELL, p < 10 ? "±%.1f%%" : p < 100 ? "±%.0f%%" : ">±99%%", p);
 }
 
-/* Fraction of the bar: log kernel time between half the fastest and the slowest. */
-static double bar_fraction(const result_table *t, int i)
+/* The bar of row i: its kernel time and the top of its spread (the third
+ * quartile) as fractions of a log scale over every row's time. */
+static void bar_cell(char *c, const result_table *t, int i)
 {
-    double lo = INFINITY, hi = 0, x = res_kernel_ms(&t->rows[i]);
+    double v[2 * RESULT_MAX_ROWS], lo, hi;
+    const result_row *r = &t->rows[i];
     for (int k = 0; k < t->nrows; k++) {
-        double v = res_kernel_ms(&t->rows[k]);
-        if (v > 0)
-            lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+        v[2 * k] = res_kernel_ms(&t->rows[k]);
+        v[2 * k + 1] = t->rows[k].kernel.runs ? t->rows[k].kernel.q3 : 0;
     }
-    if (x <= 0 || !(hi > 0))
-        return 0;
-    return log(x / (lo / 2)) / log(hi / (lo / 2));
+    chart_bar_scale(v, 2 * t->nrows, &lo, &hi);
+    double x = res_kernel_ms(r), f = chart_log_frac(x, lo, hi);
+    double top = r->kernel.runs && r->kernel.q3 > x ? chart_log_frac(r->kernel.q3, lo, hi) : 0;
+    snprintf(c, TAB_CELL, "%.4f %.4f", x > 0 ? (f > 0 ? f : 1e-4) : 0, top);
 }
 
 static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, char (*c)[TAB_CELL])
@@ -105,7 +108,7 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
     fmt_ms(c[4], TAB_CELL, r->e2e.runs ? r->e2e.med : -1);
     spread_cell(c[5], &r->e2e);
     res_fmt_ratio(c[6], TAB_CELL, res_speedup(t, i, "cpu", 1));
-    snprintf(c[7], TAB_CELL, "%.4f", bar_fraction(t, i));
+    bar_cell(c[7], t, i);
     double v = res_rate(t, i, ce, &pct, &compute);
     if (v > 0)
         fmt_rate(rate, sizeof rate, v * 1e9, compute ? "FLOP" : "B"), snprintf(c[8], TAB_CELL, "%s", rate);
@@ -156,6 +159,21 @@ static void bench_notes(const result_table *t, int width)
     }
 }
 
+static int legend_shown;
+
+void bench_legend(int width)
+{
+    tab_wrap("  ",
+             "times: medians of the runs (kernel runs/end-to-end runs), ± half their interquartile range; "
+             "end-to-end: fresh host operands copied in, the kernel, the result copied back, on one host clock (on "
+             "the host, the kernel run itself). log time: the kernel time on a log scale, ─┤ up to the third "
+             "quartile. ~1x (noise): the two modes' bands (quartiles, at least ±5%) overlap, or they run the same "
+             "code. step: over the row above. switch=value: the current mode with that switch set (bench "
+             "variants:). The error column: relative, against float64 (or cpu, where it says (ref)). `help bench` "
+             "shows this again.",
+             width, 2);
+}
+
 void bench_print(const result_table *t, const cost_ceilings *ce, int width)
 {
     char(*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
@@ -173,21 +191,12 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
             int w = cell[0] == '\t' ? 0 : tab_width(cell); /* a note spans the row, it sets no width */
             cols[c].width = w > cols[c].width ? w : cols[c].width;
         }
+    if (!legend_shown) /* once a session, before the table: the table is what stays on the screen */
+        bench_legend(width);
+    legend_shown = 1;
     bench_heading(t, width);
     tab_print(cols, BENCH_COLS, cells, t->nrows, width, 2);
     free(cells);
-    char legend[900];
-    snprintf(legend, sizeof legend,
-             "times are medians of the runs (kernel runs/end-to-end runs), ± half their interquartile range. "
-             "end-to-end: fresh "
-             "host operands copied to the device, the kernel, the result copied back, on one host clock (on the "
-             "host, the kernel run itself). ~1x (noise): the two modes' bands (quartiles, at least ±5%%) overlap, "
-             "or they run the same code. "
-             "step: over the row above. "
-             "A row named switch=value ran in the current mode with that switch set (bench variants:). "
-             "error: relative, against %s.",
-             t->err_ref[0] ? t->err_ref : "nothing (not known for this expression)");
-    tab_wrap("  ", legend, width, 2);
     bench_notes(t, width);
 }
 

@@ -7,7 +7,10 @@
 #include "engine/session/cost.h"
 #include "engine/measure/results.h"
 
+/* The bench table; before the session's first, the legend of its columns. */
 void bench_print(const result_table *t, const cost_ceilings *ce, int width);
+/* What the bench table's columns mean (`help bench` shows it too). */
+void bench_legend(int width);
 void ladder_print(const result_table *t, const int *sizes, int nsizes, int width);
 
 #endif

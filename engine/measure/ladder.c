@@ -17,6 +17,7 @@
 #include "base/fmt.h"
 #include "base/out.h"
 #include "engine/measure/bench.h"
+#include "engine/measure/chart.h"
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
 #include "engine/measure/measure.h"
@@ -357,7 +358,7 @@ static void ladder_table(const result_table *t, const int *sizes, int nsizes, in
     free(cells);
 }
 
-/* The modes that could not run, once, each with its reason. */
+/* The modes that could not run, once, each with its reason on one line. */
 static void unavailable_lines(const result_table *t, int width)
 {
     for (int i = 0; i < t->nrows; i++) {
@@ -366,7 +367,7 @@ static void unavailable_lines(const result_table *t, int width)
         if (res_available(r) || r->size != t->rows[0].size)
             continue;
         snprintf(lead, sizeof lead, "  %-8s  unavailable: ", r->mode->name);
-        tab_wrap(lead, r->why, width, 12);
+        tab_line(lead, r->why, width);
     }
 }
 
@@ -448,6 +449,7 @@ static void ladder_show(ladder *L)
         json_print(&j);
     } else {
         ladder_print(L->t, L->sizes, L->nsizes, session_columns(L->s));
+        chart_print_ladder(L->t, session_columns(L->s), chart_style_of(L->s));
     }
 }
 

@@ -17,15 +17,17 @@
 #include "kernels/gpu.h"
 
 static result_table last;
-static int have_last;
+static unsigned have_last; /* how many were set */
 
 void res_set_last(const result_table *t)
 {
     last = *t;
-    have_last = 1;
+    have_last++;
 }
 
 const result_table *res_last(void) { return have_last ? &last : NULL; }
+
+unsigned res_serial(void) { return have_last; }
 
 /* ---- derived figures ---- */
 

@@ -44,9 +44,11 @@ typedef struct {
     result_row rows[RESULT_MAX_ROWS];
 } result_table;
 
-/* The last bench or ladder (what `save bench` writes). */
+/* The last bench or ladder (what `save bench` writes), and how many have
+ * been set so far (what is newer than a roofline: `save plot`). */
 void res_set_last(const result_table *t);
 const result_table *res_last(void);
+unsigned res_serial(void);
 
 /* A row's kernel and end-to-end time: the median, or the estimate; < 0 if
  * neither. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/out.h"
+#include "engine/measure/chart.h"
 
 int tab_width(const char *s)
 {
@@ -24,18 +25,17 @@ static void put_cell(const char *s, int width, int right)
     out_printf(right ? "%*s%s" : "%*s%s%*s", right ? pad : 0, "", s, right ? 0 : pad, "");
 }
 
-static void put_bar(const char *frac, int width)
+/* A bar cell: "FRAC TOP", the bar's length and the top of its spread as
+ * fractions of the width (chart.h). */
+static void put_bar(const char *cell, int width)
 {
-    double f = 0;
-    char bar[256];
-    if (sscanf(frac, "%lf", &f) != 1 || !(f > 0)) {
+    double f = 0, top = 0;
+    char bar[1024];
+    if (sscanf(cell, "%lf %lf", &f, &top) < 1 || !(f > 0)) {
         out_printf("%*s", width, "");
         return;
     }
-    int n = (int)lround(f > 1 ? width : f * width);
-    n = n < 1 ? 1 : n > (int)sizeof bar - 1 ? (int)sizeof bar - 1 : n;
-    memset(bar, '#', (size_t)n);
-    bar[n] = '\0';
+    chart_bar(bar, sizeof bar, width < 200 ? width : 200, f, top, chart_style_for(0, 1));
     out_printf("%s", bar);
 }
 
@@ -115,7 +115,7 @@ void tab_print(const tab_col *given, int ncols, char (*cells)[TAB_CELL], int nro
             else if (block == 0) {
                 char lead[TAB_CELL + 8];
                 snprintf(lead, sizeof lead, "%*s%-*s  ", indent, "", cols[0].width, cells[r * ncols]);
-                tab_wrap(lead, cells[r * ncols + 1] + 1, width, indent + cols[0].width + 2);
+                tab_line(lead, cells[r * ncols + 1] + 1, width);
             }
         }
         from = to;
@@ -149,4 +149,23 @@ void tab_wrap(const char *lead, const char *text, int width, int indent)
         fresh = 0;
     }
     out_printf("\n");
+}
+
+void tab_line(const char *lead, const char *text, int width)
+{
+    int room = width - tab_width(lead), n = (int)strlen(text);
+    if (tab_width(text) > room) { /* cut at the last blank that leaves a column for the ellipsis */
+        int i = 0, cols = 0, cut = 0;
+        while (text[i] && cols + 1 <= room - 1) {
+            int len = 1;
+            while ((text[i + len] & 0xC0) == 0x80)
+                len++;
+            if (text[i] == ' ')
+                cut = i;
+            cols++;
+            i += len;
+        }
+        n = cut > 0 ? cut : i;
+    }
+    out_printf("%s%.*s%s\n", lead, n, text, n < (int)strlen(text) ? "…" : "");
 }

@@ -610,10 +610,16 @@ int cmd_panel(cuk_session *s, const stmt *st)
                             "an interactive terminal and a build with ncurses");
 }
 
+/* present on|off|e2e: e2e shows the end-to-end times and ratios. */
 int cmd_present(cuk_session *s, const stmt *st)
 {
-    return front_end_switch(s, st, "present", s->fe ? s->fe->present : NULL,
-                            "the panel: an interactive terminal and a build with ncurses");
+    const char *w = arg_text(st, 0);
+    present_how how = !strcmp(w, "e2e") ? PRESENT_E2E : !strcmp(w, "on") ? PRESENT_KERNEL : PRESENT_OFF;
+    if (how == PRESENT_OFF && strcmp(w, "off"))
+        return cuk_err_at(st->arg[0]->pos, "present: expected on, off or e2e, got '%s'", w);
+    if (!s->fe || !s->fe->present)
+        return cuk_err_at(st->cmd_pos, "present: needs the panel: an interactive terminal and a build with ncurses");
+    return s->fe->present(s->fe->ud, how);
 }
 
 int cmd_time(cuk_session *s, const stmt *st) { return on_off(st, "time", &s->time_on); }

@@ -6,6 +6,7 @@
 #include "base/out.h"
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
+#include "engine/measure/bench.h"
 #include "engine/run/examples.h"
 #include "engine/run/kernel.h"
 #include "engine/lecture/lessons.h"
@@ -182,5 +183,7 @@ int cmd_help(cuk_session *s, const stmt *st)
     else if (!help_name(topic))
         return cuk_err("help: no topic '%s' (topics: language, functions, commands, modes, timing, files, keys, scripts, "
                        "lessons, kernel, lab)", topic);
+    if (cmd_lookup(topic) == CMD_BENCH) /* what its columns mean, which a bench shows once */
+        bench_legend(session_columns(s));
     return 0;
 }

@@ -15,6 +15,10 @@
 
 struct cuk_backend;
 
+/* What `present` shows: nothing (the panel), kernel times, or end-to-end
+ * times with the copies included. */
+typedef enum { PRESENT_OFF, PRESENT_KERNEL, PRESENT_E2E } present_how;
+
 /* Everything between the engine and a front end (the REPL, a script run,
  * a test): the front end fills this once; NULL members mean "not here". */
 typedef struct cuk_frontend {
@@ -30,9 +34,10 @@ typedef struct cuk_frontend {
     int (*progress)(void *ud);
     /* `panel on|off`: 0, or -1 with the error set; NULL: no panel here. */
     int (*panel)(void *ud, int on);
-    /* `present on|off`: the panel shows the last bench in large type (and
-     * comes up if it was off); 0, or -1 with the error set; NULL: no panel. */
-    int (*present)(void *ud, int on);
+    /* `present on|off|e2e` (how: a present_how): the panel shows the last
+     * bench in large type (and comes up if it was off); 0, or -1 with the
+     * error set; NULL: no panel. */
+    int (*present)(void *ud, int how);
     /* Before each statement runs, its text (n bytes), and after it has
      * run: the panel shows it running, then redraws. */
     void (*statement_started)(void *ud, const char *text, size_t n);

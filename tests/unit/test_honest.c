@@ -508,7 +508,7 @@ static void why_verdicts(void)
     for (const char *p = out; *p; p++)
         lines += *p == '\n';
     CHECKF(lines <= 24 && widest() <= 80, "roofline: %d lines, %d columns", lines, widest());
-    CHECKF(strstr(out, "/ = NVIDIA H200 (test)") && strstr(out, " tiled ") && strstr(out, " cublas ") &&
+    CHECKF(strstr(out, "GPU: NVIDIA H200 (test)") && strstr(out, " tiled ") && strstr(out, " cublas ") &&
                strstr(out, " naive "),
            "roofline:\n%s", out);
     cost_ceilings_set(NULL);
