@@ -51,7 +51,7 @@ typedef enum {
       "the last bench in large type, log bars, for a projector; e2e: with the copies")                           \
     X(TIME, time, NULL, ARGS_ON_OFF, "time on|off", "print what each command cost")                              \
     X(SAVE, save, NULL, ARGS_SAVE, "save NAME \"file\"",                                                         \
-      "write a variable, or the last bench (save bench \"t.json\")")                                             \
+      "write a variable, the last bench (save bench \"t.json\") or its chart (save plot \"t.svg\")")             \
     X(RECORD, record, NULL, ARGS_FILE_OR_OFF, "record \"file\"|off",                                             \
       "keep a transcript of what is typed and shown")                                                            \
     X(RUN, run, NULL, ARGS_RUN, "run \"f.cuk\" [step]",                                                        \

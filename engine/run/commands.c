@@ -22,6 +22,7 @@
 #include "engine/measure/count.h"
 #include "engine/measure/results.h"
 #include "engine/measure/tables.h"
+#include "engine/measure/svg.h"
 #include "engine/session/snapshot.h"
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
@@ -646,10 +647,23 @@ static int save_results(const stmt *st)
     return 0;
 }
 
+/* save plot "file.svg": the last bench, ladder or roofline as a chart. */
+static int save_plot(cuk_session *s, const stmt *st)
+{
+    char *path = session_path(s, arg_text(st, 1));
+    int rc = path ? svg_save_last(path) : -1;
+    free(path);
+    if (rc != 0)
+        cuk_err_locate(st->arg[1]->pos);
+    return rc;
+}
+
 int cmd_save(cuk_session *s, const stmt *st)
 {
     if (!strcmp(arg_text(st, 0), "bench") || !strcmp(arg_text(st, 0), "ladder"))
         return save_results(st);
+    if (!strcmp(arg_text(st, 0), "plot"))
+        return save_plot(s, st);
     char note[SUGGEST_NOTE];
     cuk_matrix *m = ws_get(&s->ws, arg_text(st, 0));
     if (!m)

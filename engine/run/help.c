@@ -74,6 +74,7 @@ static const char help_timing[] =
     "  roofline            the modes run so far on a roofline chart\n"
     "  save bench \"t.json\" the last bench or ladder (.json .csv .md), with the\n"
     "                      machine\n"
+    "  save plot \"t.svg\"   the last bench, ladder or roofline as a chart (SVG)\n"
     "  record \"s.log\"      a transcript of what is typed and shown; record off stops\n"
     "rules: one-time set-up (kernels loaded, library handles, a shape's first run) is\n"
     "never timed; `info` lists it. A speedup is a ratio of medians taken in the same\n"

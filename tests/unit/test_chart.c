@@ -4,12 +4,15 @@
  * end-to-end times), the bench's bar cells, ticks and labels of the log
  * axes, the x-y chart fitting 80x24 and narrower widths with every axis
  * label, ASCII and colour by TERM and NO_COLOR, the bench table's legend
- * once and its unavailable modes on one line each. */
+ * once and its unavailable modes on one line each, and the SVG's escaping
+ * of what the user typed. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/measure/bench.h"
 #include "engine/measure/chart.h"
+#include "engine/measure/svg.h"
 #include "engine/measure/tables.h"
 #include "tests/capture.h"
 #include "tests/check.h"
@@ -251,6 +254,34 @@ static void line_cut_at_a_word(void)
     out_set_sink(NULL);
 }
 
+/* What the user typed goes into the SVG escaped, and bytes that are not
+ * UTF-8 do not go in at all. */
+static void svg_escapes(void)
+{
+    static result_table t;
+    char *text = NULL;
+    size_t len = 0;
+    svg_meta m = {"GPU <0> & \"host\"", "2025-01-02 03:04"};
+    lecture_bench(&t);
+    snprintf(t.expr, sizeof t.expr, "load(\"a<&>'\x01\xff.npy\") + B");
+    FILE *fp = open_memstream(&text, &len);
+    if (!fp) {
+        CHECKF(0, "open_memstream failed");
+        return;
+    }
+    svg_bench(fp, &t, &m);
+    fclose(fp);
+    CHECKF(strstr(text, "bench load(&quot;a&lt;&amp;&gt;&#39; \xEF\xBF\xBD.npy&quot;) + B"), "title:\n%.600s", text);
+    CHECKF(strstr(text, "GPU &lt;0&gt; &amp; &quot;host&quot;"), "subtitle:\n%.600s", text);
+    CHECK(!strchr(text, '\xff') && !strchr(text, '\x01'));
+    CHECK(strstr(text, "id=\"plot-area\"") && strstr(text, "data-series=\"cublas\""));
+    int bars = 0;
+    for (const char *p = text; (p = strstr(p, "class=\"series\"")); p++)
+        bars++;
+    CHECKF(bars == 4, "%d series, 4 modes ran", bars);
+    free(text);
+}
+
 int main(void)
 {
     RUN(present_bars_log);
@@ -260,5 +291,6 @@ int main(void)
     RUN(style_by_environment);
     RUN(bench_legend_once);
     RUN(line_cut_at_a_word);
+    RUN(svg_escapes);
     return check_exit();
 }
