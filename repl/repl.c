@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "base/wrap.h"
 #include "engine/lecture/lecture.h"
 #include "engine/run/run.h"
 #include "repl/panel.h"
@@ -34,6 +35,7 @@ static struct {
     int done, status;
     int want_panel;         /* `panel on|off` asked; switched between commands */
     int lecturing;          /* cuk --step: no readline loop, statements come from a script */
+    wrap_state wrap[2];     /* output and errors, broken at words to the width */
     char history[4096];     /* "" when there is no home to keep it in */
 } R;
 
@@ -61,20 +63,14 @@ static void install_signals(void)
 
 /* ---- the front end the engine talks to ---- */
 
-static void fe_write(void *ud, out_channel ch, const char *s, size_t n)
+/* Output as it goes to the screen: the panel's window, or the terminal. */
+static void show(void *ud, const char *s, size_t n)
 {
+    out_channel ch = *(const out_channel *)ud;
     if (panel_active())
         panel_write(ch, s, n);
     else
         out_std_write(ch, s, n);
-}
-
-static void fe_flush(void *ud)
-{
-    if (panel_active())
-        panel_flush();
-    else
-        out_std_flush();
 }
 
 static int fe_columns(void *ud)
@@ -83,6 +79,23 @@ static int fe_columns(void *ud)
     if (panel_active())
         return panel_columns();
     return ioctl(1, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+}
+
+/* Every line shown fits the width of where it is shown, broken at words. */
+static void fe_write(void *ud, out_channel ch, const char *s, size_t n)
+{
+    wrap_write(&R.wrap[ch == OUT_ERROR], fe_columns(ud), s, n, show, &ch);
+}
+
+static void fe_flush(void *ud)
+{
+    static const out_channel chs[2] = {OUT_NORMAL, OUT_ERROR};
+    for (int i = 0; i < 2; i++)
+        wrap_flush(&R.wrap[i], show, (void *)&chs[i]);
+    if (panel_active())
+        panel_flush();
+    else
+        out_std_flush();
 }
 
 /* A resize the signal handler saw, taken up (between statements, or while

@@ -61,10 +61,11 @@ has '^  last commands +mode +kernel +rate, % peak/bw +vs cpu +copied$' \
 result panel_80x24_columns_whole $? "a heading or a number of the last commands is cut"
 
 # Output fits the output window: no line as wide as the window, which would
-# leave a blank row under it; the bench's legend reads as one paragraph.
-legend=$(screen | sed -n '/times are medians/,/float64\.$/p')
-[ -n "$legend" ] && ! grep -q '^$' <<<"$legend" && ! screen | sed -n '13,$p' | grep -qE '^.{80}'
-result panel_80x24_output_fits $? "a blank row inside the legend, or a line as wide as the window"
+# leave a blank row under it; the bench's table (its legend came before it,
+# once a session) reads as one block.
+table=$(screen | sed -n '/^  mode  *runs/,$p' | grep -v '^cuk\[' | sed -e :a -e '/^[[:space:]]*$/{$d;N;ba' -e '}')
+[ -n "$table" ] && ! grep -q '^$' <<<"$table" && ! screen | sed -n '13,$p' | grep -qE '^.{80}'
+result panel_80x24_output_fits $? "a blank row inside the table, or a line as wide as the window"
 
 # `time on` under the panel: the report fits the output window, a rate
 # going below its kernel on a narrow one instead of wrapping mid-word.

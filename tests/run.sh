@@ -67,6 +67,7 @@ run print_numpy tests/print_numpy.sh
 run terminal tests/terminal.sh
 run lecture tests/lecture.sh
 run panel tests/panel.sh
+run screen80 tests/screen80.sh
 run svg tests/svg.sh
 run gpu_test "$BUILD/tests/gpu_test"
 if [ -n "${SAN_LOG:-}" ]; then
