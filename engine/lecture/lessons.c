@@ -210,3 +210,14 @@ int lessons_help(const char *topic)
     }
     return 0;
 }
+
+int lessons_find(const char *name, char *path, size_t cap)
+{
+    char dir[PATH_MAX];
+    if (!strncmp(name, "scripts/", 8))
+        name += 8;
+    if (name[0] == '/' || scripts_folder(dir, sizeof dir) != 0)
+        return -1;
+    int n = snprintf(path, cap, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < cap && access(path, R_OK) == 0 ? 0 : -1;
+}

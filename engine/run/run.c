@@ -7,10 +7,12 @@
 #include "engine/run/run.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -19,6 +21,7 @@
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
 #include "engine/lecture/lecture.h"
+#include "engine/lecture/lessons.h"
 #include "engine/lecture/recorded.h"
 #include "engine/lang/parse.h"
 #include "engine/measure/count.h"
@@ -659,7 +662,9 @@ run_status run_file(cuk_session *s, const char *path)
 /* run "file.cuk": the script runs in this session; its errors are
  * reported where they happen, so only a file that can't be read is left
  * for the caller to report. A relative name is found as load finds one
- * (session_path): in a script, beside the script. */
+ * (session_path): in a script, beside the script; failing that, a lesson
+ * of that name (lessons_find), so that an installed cuk runs its lessons
+ * from any folder. */
 int cmd_run(cuk_session *s, const stmt *st)
 {
     const char *how = st->narg > 1 ? st->arg[1]->text : NULL;
@@ -677,7 +682,11 @@ int cmd_run(cuk_session *s, const stmt *st)
     s->rehearse |= how && !strcmp(how, "rehearse");
     s->run_depth++;
     s->run_pos = st->start;
-    char *path = session_path(s, st->arg[0]->text);
+    char *path = session_path(s, st->arg[0]->text), lesson[PATH_MAX + 64];
+    if (path && access(path, F_OK) != 0 && lessons_find(st->arg[0]->text, lesson, sizeof lesson) == 0) {
+        free(path);
+        path = strdup(lesson); /* a lesson by name: run "2-tiles.cuk" from anywhere */
+    }
     run_status r = path ? run_file(s, path) : RUN_ERROR;
     free(path);
     s->run_depth--;
