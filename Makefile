@@ -8,6 +8,7 @@
 #   make fuzz SECONDS=60   libFuzzer over sessions and .npy/.csv loading (clang)
 #   make valgrind   memcheck over the golden scripts and the fuzz regressions
 #   make install PREFIX=/usr/local
+#   make deb        a Debian package: $(BUILD)/cuk_VERSION_ARCH.deb
 #   make clean      remove $(BUILD) (and ./cuk for BUILD=build)
 #
 # Each BUILD= folder holds its own objects, tests and binary, so builds with
@@ -148,7 +149,7 @@ FUZZ_REPLAY    := $(patsubst %,$(BUILD)/tests/test_fuzz_replay_%,$(FUZZ_TARGETS)
 FUZZ_BIN       := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 UNIT_BIN       += $(FUZZ_REPLAY)
 
-.PHONY: all run test bench asan fuzz fuzz-targets valgrind install clean config
+.PHONY: all run test bench asan fuzz fuzz-targets valgrind install deb clean config
 all: cuk
 
 $(BIN): $(CORE_OBJ) $(REPL_OBJ)
@@ -283,11 +284,43 @@ config:
 	@echo "CUDA=$(WITH_CUDA) NCCL=$(WITH_NCCL) readline=$(WITH_READLINE) ncurses=$(WITH_NCURSES) \
 	BLAS=$(WITH_BLAS) (loaded at run time) arch=$(CUDA_ARCH)"
 
+# What is installed besides the binary: the whole scripts/ tree (lessons,
+# lecture.cuk, the lab, recorded transcripts) as git tracks it (as found,
+# outside a checkout), to share/cuk/scripts, where the binary looks for
+# its lessons; the manual page; the README and the docs/ pages.
+SCRIPT_FILES := $(shell git ls-files scripts 2>/dev/null)
+ifeq ($(strip $(SCRIPT_FILES)),)
+SCRIPT_FILES := $(shell find scripts -type f 2>/dev/null)
+endif
+DOC_DIR := $(DESTDIR)$(PREFIX)/share/doc/cuk
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cuk/scripts
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DOC_DIR)/docs
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cuk
-	install -m 644 scripts/*.cuk $(DESTDIR)$(PREFIX)/share/cuk/scripts/
-	cp -R scripts/lab $(DESTDIR)$(PREFIX)/share/cuk/scripts/
+	for f in $(SCRIPT_FILES); do \
+	    install -D -m $$(test -x "$$f" && echo 755 || echo 644) "$$f" "$(DESTDIR)$(PREFIX)/share/cuk/$$f" || exit 1; \
+	done
+	gzip -9n <docs/cuk.1 >$(DESTDIR)$(PREFIX)/share/man/man1/cuk.1.gz
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/cuk.1.gz
+	install -m 644 README.md $(DOC_DIR)/
+	install -m 644 $(wildcard docs/*.md) $(DOC_DIR)/docs/
+
+# The package's version: the program's (repl/main.c), then, in a git
+# checkout, the count of commits and the commit, so that a package of a
+# later commit upgrades an earlier one. DEB_MAINTAINER defaults to the
+# author of the last commit.
+VERSION        := $(shell sed -n 's/^$(H)define CUK_VERSION "\(.*\)"/\1/p' repl/main.c)
+DEB_VERSION    ?= $(VERSION)$(shell git rev-list --count HEAD 2>/dev/null | sed 's/^/+git/')$(shell git rev-parse --short HEAD 2>/dev/null | sed 's/^/./')
+DEB_MAINTAINER ?= $(shell git log -1 --format='%an <%ae>' 2>/dev/null || echo 'cuk <root@localhost>')
+DEB_ARCH       := $(shell dpkg --print-architecture 2>/dev/null)
+DEB            := $(BUILD)/cuk_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_STAGE      := $(BUILD)/deb
+
+deb: $(BIN)
+	@command -v dpkg-deb >/dev/null || { echo "make deb: needs dpkg-deb (Debian or Ubuntu)"; exit 1; }
+	rm -rf $(DEB_STAGE) $(BUILD)/cuk_*.deb
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEB_STAGE)) PREFIX=/usr
+	packaging/deb.sh $(DEB_STAGE) '$(DEB_VERSION)' '$(DEB_MAINTAINER)' $(DEB)
 
 # ./cuk belongs to the default build; other folders leave it alone.
 clean:

@@ -69,6 +69,7 @@ run lecture tests/lecture.sh
 run panel tests/panel.sh
 run screen80 tests/screen80.sh
 run svg tests/svg.sh
+run deb tests/deb.sh
 run gpu_test "$BUILD/tests/gpu_test"
 if [ -n "${SAN_LOG:-}" ]; then
     sleep 1 # a terminal test's cuk may still be writing its report
