@@ -3,7 +3,8 @@
 # (send-keys / capture-pane) as terminal.sh drives the REPL: nothing clipped
 # at 80x24 or 160x45, output that fits the output window, PgUp/PgDn, the
 # size after a resize and `panel off`/`panel on`, colour and NO_COLOR, and
-# `present on`. Skipped where tmux is not installed or cuk has no panel.
+# `present on` and `present e2e`. Skipped where tmux is not installed or
+# cuk has no panel.
 if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP panel: tmux not installed"
     exit 0
@@ -126,13 +127,19 @@ has '^  last commands \(\* median of runs\) +mode +kernel +rate +vs cpu +copied$
     "^  C = A @ B +cpu +$ms +$rate \([0-9.]+% of peak\) +$bytes$" '^ cuk \| mode cpu \| .*\| ready$'
 result panel_160x45_columns_whole $? "a heading or a number of the last commands is cut"
 
-# `present on`: the last bench in large type; `present off`: the panel.
+# `present on`: the last bench in large type (each bar one row or two, as
+# the room left by the digits allows, its time after it); `present e2e`:
+# end to end; `present off`: the panel.
 send 'present on'
 wait_for '^ +blas against cpu: ' 5 && has '^  bench A @ B ' '^  cpu +(█|#)+' '^  blas +(█|#)+' \
-    '^ +(█|#)+ [0-9.]+ (µs|ms|s)$' '████████████|############'
+    '(█|#)+ [0-9.]+ (µs|ms|s)$' '████████████|############'
 result panel_present_shows_bench $? "no large view of the bench"
 [ "$(screen | grep -cE '(█|#){8}')" -ge 10 ]
 result panel_present_large_digits $? "the speedup is not in large digits"
+send 'present e2e'
+wait_for 'end to end \(copies included\), median of the runs, bars on a log scale' 5 &&
+    has '^  cpu +(█|#)+' '^  blas +(█|#)+'
+result panel_present_e2e $? "present e2e shows no end-to-end view"
 send 'present off'
 wait_for '^  last commands' 5 && ! has 'blas against cpu'
 result panel_present_off $? "present off did not bring the panel back"

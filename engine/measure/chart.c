@@ -45,7 +45,7 @@ static const char *prefixed(char *buf, size_t cap, double v, const char *const *
         v /= 1000, k++;
     while (k > 0 && fabs(v) < 0.9995 && v != 0)
         v *= 1000, k--;
-    snprintf(buf, cap, "%.3g%s%s", v, pre[k], unit);
+    snprintf(buf, cap, fabs(v) >= 999.5 ? "%.0f%s%s" : "%.3g%s%s", v, pre[k], unit); /* past the last prefix: 1000s */
     return buf;
 }
 

@@ -130,6 +130,7 @@ static void log_ticks_and_labels(void)
            t[1], t[2]);
     CHECK(!strcmp(chart_label(b, sizeof b, 0.1, CHART_MS), "100µs"));
     CHECK(!strcmp(chart_label(b, sizeof b, 1000, CHART_MS), "1s"));
+    CHECK(!strcmp(chart_label(b, sizeof b, 1e7, CHART_MS), "10000s"));
     CHECK(!strcmp(chart_label(b, sizeof b, 2e-5, CHART_MS), "20ns"));
     CHECK(!strcmp(chart_label(b, sizeof b, 1000, CHART_GFLOPS), "1T"));
     CHECK(!strcmp(chart_label(b, sizeof b, 0.1, CHART_GFLOPS), "100M"));
@@ -240,6 +241,40 @@ static void bench_legend_once(void)
     out_set_sink(NULL);
 }
 
+/* A lecture's bench on a GPU machine, every mode available: the heading,
+ * the header row and every mode's row fit the 22 lines an 80x24 terminal
+ * has under the command and above the prompt. */
+static void bench_every_mode_fits_80x24(void)
+{
+    static const char *const gpu[] = {"naive", "tiled", "fast", "cublas", "tf32", "tf32x3", "multi"};
+    static const double ms[] = {0.389, 0.301, 0.081, 0.079, 0.031, 0.046, 0.052};
+    static result_table t;
+    cost_ceilings ce;
+    memset(&ce, 0, sizeof ce);
+    ce.device = 1, ce.dev_gflops = 66900, ce.dev_gbs = 4800, ce.dev_onchip_gbs = 33000;
+    ce.host_gflops = ce.host_core_gflops = 100, ce.host_gbs = 20, ce.host_cores = 4;
+    memset(&t, 0, sizeof t);
+    snprintf(t.expr, sizeof t.expr, "A @ B");
+    fake_row(&t, "cpu", 0, 1540.0, 1540.0);
+    t.rows[0].kernel.runs = t.rows[0].e2e.runs = 3;
+    fake_row(&t, "blas", 0, 21.3, 21.3);
+    t.rows[1].kernel.runs = t.rows[1].e2e.runs = 96;
+    for (int i = 0; i < 7; i++) {
+        fake_row(&t, gpu[i], 0, ms[i], ms[i] + 2.9);
+        t.rows[2 + i].kernel.runs = 4823, t.rows[2 + i].e2e.runs = 312;
+        t.rows[2 + i].rel_err = i == 4 ? 2.1e-4 : 1.2e-7;
+    }
+    t.rows[3].code = t.rows[5].code = 0;
+    out_set_sink(&sink);
+    bench_print(&t, &ce, 80); /* the legend, the first time */
+    capture_reset();
+    bench_print(&t, &ce, 80);
+    int lines;
+    CHECKF(widest(&lines) <= 80 && lines <= 22, "%d lines:\n%s", lines, captured);
+    CHECKF(strstr(captured, "  mode ") && strstr(captured, "  tf32x3 "), "%s", captured);
+    out_set_sink(NULL);
+}
+
 static void line_cut_at_a_word(void)
 {
     out_set_sink(&sink);
@@ -290,6 +325,7 @@ int main(void)
     RUN(ladder_chart_fits);
     RUN(style_by_environment);
     RUN(bench_legend_once);
+    RUN(bench_every_mode_fits_80x24);
     RUN(line_cut_at_a_word);
     RUN(svg_escapes);
     return check_exit();
