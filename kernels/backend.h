@@ -113,6 +113,14 @@ typedef struct cuk_backend {
     /* A library the mode loads when first wanted (cuBLAS): 1 once loaded,
      * else 0 and *why; NULL: none. mode_available calls it. */
     int (*load)(const char **why);
+    /* One-time set-up of the mode's own that running each operation once
+     * on small inputs does not reach (multi: every GPU's streams, kernels
+     * and library handles, NCCL's communicators and connections), as
+     * steps 0, 1, ... that the engine runs apart, outside the clock, each
+     * named in what[] for `info` (engine/values/warm.c): 1 when step ran
+     * (what[] empty if it had been done already), 0 when there is no such
+     * step, -1 with the error set. NULL: none. */
+    int (*setup)(int step, char *what, size_t cap);
     cuk_ops ops;
 } cuk_backend;
 

@@ -52,6 +52,7 @@ cuk_eye_fn multi_eye;
 cuk_random_fn multi_random;
 cuk_copy2d_fn multi_copy2d;
 int multi_load(const char **why);
+int multi_setup(int step, char *what, size_t cap);
 
 /* The kernels each GPU runs on its share. */
 cuk_ewise_fn fast_ewise;
@@ -128,7 +129,7 @@ typedef struct {
 static struct {
     int loaded;                 /* 0 not tried, 1 yes, -1 no (why) */
     char why[640]; /* as long as the error slot's message */
-    int open;                   /* comms and streams made */
+    int step_done[4];           /* the set-up steps done (steps[] below) */
     int n;                      /* GPUs in use */
     ncclComm_t comm[GPU_MAX_DEVICES];
     cudaEvent_t fork;           /* on the engine's stream (device 0) */
@@ -198,6 +199,8 @@ static int open_gpu(int g)
         GPU_CHECK(cudaEventCreateWithFlags(&d->free[i], cudaEventDisableTiming));
     }
     GPU_CHECK(cudaMalloc(&d->partial, GPU_MAX_DEVICES * sizeof(float)));
+    GPU_CHECK(cudaMemsetAsync(d->partial, 0, GPU_MAX_DEVICES * sizeof(float), gpu_stream_handle()));
+    GPU_WAIT(gpu_stream_handle()); /* before NCCL's stream first reads it */
     /* Matrices of the single-GPU modes (device memory from cudaMalloc) are
      * operands too: every GPU reads them over the link. */
     for (int h = 0; h < M.n; h++) {
@@ -218,30 +221,86 @@ static int comm_init(int *devs)
     return 0;
 }
 
-/* Everything the mode needs, made the first time (the mode's set-up runs
- * every operation once, outside the clock: engine/values/warm.c). */
+/* --- set-up, once -------------------------------------------------------------- */
+
+/* The mode's one-time set-up in steps (the row's setup hook), so that the
+ * engine runs each outside the clock and `info` names it (engine/values/
+ * warm.c). The first two are what every operation needs: multi_ready runs
+ * them where the engine has not. The last two bring up what an operation
+ * would otherwise meet first inside a timed region: the kernels and the
+ * cuBLAS handle of each GPU (the engine's own warm-up runs on GPU 0
+ * alone), and NCCL's connections, made at a communicator's first
+ * collective. */
+static int open_streams(void)
+{
+    for (int g = 0; g < M.n; g++)
+        if (open_gpu(g) != 0)
+            return -1;
+    if (gpu_select(0) != 0)
+        return -1;
+    GPU_CHECK(cudaEventCreateWithFlags(&M.fork, cudaEventDisableTiming));
+    return 0;
+}
+
+static int open_comms(void)
+{
+    int devs[GPU_MAX_DEVICES];
+    for (int g = 0; g < M.n; g++)
+        devs[g] = g;
+    return uncounted([&] { return comm_init(devs); });
+}
+
+static int first_shares(void);
+static int first_links(void);
+
+static const struct {
+    int (*run)(void);
+    const char *what;
+    int several; /* only with two GPUs or more */
+} steps[] = {
+    {open_streams, "streams, events and peer access on every GPU", 0},
+    {open_comms, "NCCL communicators between the GPUs", 1},
+    {first_shares, "each GPU's kernels loaded and cuBLAS handle made (every share once)", 0},
+    {first_links, "NCCL's first broadcast and all-gather (its connections)", 1},
+};
+#define NSTEPS ((int)(sizeof steps / sizeof steps[0]))
+static_assert(NSTEPS <= (int)(sizeof M.step_done / sizeof M.step_done[0]), "a flag for every step");
+
+/* Step i, unless done; GPU 0 selected again after it. */
+static int run_step(int i)
+{
+    if (M.step_done[i] || (steps[i].several && M.n < 2))
+        return 0;
+    int rc = steps[i].run();
+    if (gpu_select(0) != 0)
+        rc = -1;
+    M.step_done[i] = rc == 0;
+    return rc;
+}
+
+/* What every operation needs, made the first time. */
 static int multi_ready(void)
 {
     const char *why;
-    if (M.open)
+    if (M.step_done[0] && (M.step_done[1] || M.n < 2))
         return 0;
     if (!multi_load(&why))
         return cuk_err("%s", why);
-    int rc = 0;
-    for (int g = 0; g < M.n && rc == 0; g++)
-        rc = open_gpu(g);
-    if (rc == 0 && gpu_select(0) == 0) {
-        GPU_CHECK(cudaEventCreateWithFlags(&M.fork, cudaEventDisableTiming));
-        if (M.n > 1) {
-            int devs[GPU_MAX_DEVICES];
-            for (int g = 0; g < M.n; g++)
-                devs[g] = g;
-            if (uncounted([&] { return comm_init(devs); }) != 0)
-                return -1;
-        }
-        M.open = 1;
+    return run_step(0) == 0 && run_step(1) == 0 ? 0 : -1;
+}
+
+extern "C" int multi_setup(int step, char *what, size_t cap)
+{
+    const char *why;
+    if (!multi_load(&why))
+        return cuk_err("%s", why);
+    for (int i = 0, k = 0; i < NSTEPS; i++) { /* the step-th of those that apply here */
+        if ((steps[i].several && M.n < 2) || k++ < step)
+            continue;
+        snprintf(what, cap, "%s", M.step_done[i] ? "" : steps[i].what);
+        return run_step(i) == 0 ? 1 : -1;
     }
-    return gpu_select(0) != 0 ? -1 : rc;
+    return 0;
 }
 
 /* Grow GPU g's two chunk buffers to floats each (never per operation: a
@@ -572,6 +631,78 @@ extern "C" int multi_dot(float *out, const float *x, const float *y, size_t n)
     return reduce_shares(&s, out, CUK_RED_SUM, n, [&](int i, float *slot) {
         return fast_dot(slot, x + s.first[i], y + s.first[i], s.count[i]);
     });
+}
+
+/* --- the set-up's first runs ------------------------------------------------------ */
+
+#define FIRST_N 32 /* first_shares' inputs: 32 x 32 */
+
+/* Every kernel a share launches, once on GPU g (each GPU loads a kernel
+ * at its first launch there), and the product's cuBLAS handle for g. */
+static int first_ops(int g)
+{
+    const size_t nn = FIRST_N * FIRST_N;
+    float *buf = NULL;
+    if (gpu_select(g) != 0)
+        return -1;
+    GPU_CHECK(cudaMalloc(&buf, (3 * nn + 1) * sizeof(float)));
+    float *x = buf, *y = buf + nn, *z = buf + 2 * nn, *one = buf + 3 * nn;
+    cuk_arg ax = {x, 0, 0}, ay = {y, 0, 0};
+    int rc = gpu_random_from(CUK_RAND_UNIFORM, x, 0, nn, 1, 0);
+    rc = rc ? rc : gpu_random_from(CUK_RAND_UNIFORM, y, 0, nn, 1, 1);
+    rc = rc ? rc : fast_ewise((cuk_ewop)0, z, ax, ay, nn);
+    rc = rc ? rc : fast_unary((cuk_unop)0, z, x, nn);
+    for (int r = 0; r < CUK_RED_COUNT && !rc; r++)
+        rc = fast_reduce((cuk_redop)r, one, x, nn);
+    rc = rc ? rc : fast_dot(one, x, y, nn);
+    rc = rc ? rc : gpu_fill(z, 1.0f, nn);
+    rc = rc ? rc : gpu_eye_rows(z, FIRST_N, 0, FIRST_N);
+    rc = rc ? rc : gpu_copy2d(z, FIRST_N, x, FIRST_N, FIRST_N / 2, FIRST_N / 2);
+    rc = rc ? rc : transpose_share(z, x, FIRST_N, FIRST_N, 0, FIRST_N);
+    rc = rc ? rc : cublas_gemm_ld(z, FIRST_N, x, FIRST_N, y, FIRST_N, FIRST_N, FIRST_N, FIRST_N, 0.0f);
+    cudaError_t err = cudaStreamSynchronize(gpu_stream_handle()); /* also after a failure: buf is freed next */
+    if (rc == 0 && err != cudaSuccess)
+        rc = gpu_fail(err, "cudaStreamSynchronize (the set-up's first runs)", __FILE__, __LINE__);
+    err = cudaFree(buf);
+    if (rc == 0 && err != cudaSuccess)
+        rc = gpu_fail(err, "cudaFree (the set-up's first runs)", __FILE__, __LINE__);
+    return rc;
+}
+
+static int first_shares(void)
+{
+    if (multi_ready() != 0)
+        return -1;
+    for (int g = 0; g < M.n; g++)
+        if (first_ops(g) != 0)
+            return -1;
+    return 0;
+}
+
+/* A float broadcast from GPU 0 to every GPU, in place. */
+static int first_broadcast(void)
+{
+    NCCL_CHECK(nccl.ncclGroupStart());
+    for (int g = 0; g < M.n; g++)
+        NCCL_CHECK(nccl.ncclBroadcast(M.g[g].partial, M.g[g].partial, 1, ncclFloat, 0, M.comm[g], M.g[g].comm));
+    NCCL_CHECK(nccl.ncclGroupEnd());
+    return 0;
+}
+
+/* One broadcast and one all-gather between all the GPUs, as the product
+ * and the reductions make them, the reductions' combining kernel once on
+ * GPU 0, and a wait for all of it. */
+static int first_links(void)
+{
+    if (multi_ready() != 0 || uncounted(first_broadcast) != 0 || uncounted(gather_partials) != 0)
+        return -1;
+    for (int g = 0; g < M.n; g++)
+        GPU_CHECK(cudaStreamSynchronize(M.g[g].comm));
+    if (gpu_select(0) != 0)
+        return -1;
+    GPU_LAUNCH(combine_partials, 1, 1, 0, M.g[0].partial, M.g[0].partial, 1u, (int)CUK_RED_SUM, 1.0);
+    GPU_WAIT(gpu_stream_handle());
+    return 0;
 }
 
 /* --- the product --------------------------------------------------------------- */

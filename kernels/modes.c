@@ -38,6 +38,7 @@ int cublas_load(const char **why); /* cuBLAS is opened when first wanted */
 #if defined(CUK_HAVE_CUDA) && defined(CUK_HAVE_NCCL)
 #define MULTI_OP(fn) fn
 int multi_load(const char **why); /* NCCL is opened when first wanted */
+int multi_setup(int step, char *what, size_t cap);
 #else
 #define MULTI_OP(fn) NULL
 static int multi_load(const char **why)
@@ -90,7 +91,7 @@ static cuk_backend table[] = {
      * matrix they cannot hold goes to host memory, where blas's kernels
      * work on it (spill) and the product runs out of core on cuBLASXt. */
     {.name = "multi", .needs = NEEDS_GPU, .spread = 1, .spill = "blas", .matmul_reuse = 0,
-     .load = multi_load,
+     .load = multi_load, .setup = MULTI_OP(multi_setup),
      .summary = "every GPU: row slabs on each, cuBLAS per GPU with B broadcast by NCCL; out of core past them",
      .ops = {MULTI_OP(multi_matmul), MULTI_OP(multi_transpose), MULTI_OP(multi_ewise), MULTI_OP(multi_unary),
              MULTI_OP(multi_reduce), MULTI_OP(multi_dot), MULTI_OP(multi_fill), MULTI_OP(multi_eye),

@@ -145,6 +145,13 @@ static cuk_matrix *start1(const cuk_backend **be, cuk_matrix *a, int rows, int c
  * are lost in the work. */
 #define PIN_MIN_FLOPS 1e6
 
+/* 1 if an operand or the result of a spread mode's product is in host
+ * memory: the product then runs out of core. */
+static int out_of_core(const cuk_backend *be, const cuk_matrix *a, const cuk_matrix *b, const cuk_matrix *c)
+{
+    return be->spread && (!a->dev || !b->dev || !c->dev);
+}
+
 cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
 {
     int m = a->rows, k = a->cols, n = b->cols;
@@ -152,7 +159,7 @@ cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     host_pinning pin = {.pinned = 0};
     const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
     cuk_matrix *c = pb ? result(be, m, n) : NULL;
-    if (c && warm_matmul(be, out_data(c, be), pa, pb, m, n, k) != 0) { /* before the start mark */
+    if (c && warm_matmul(be, out_data(c, be), pa, pb, m, n, k, out_of_core(be, a, b, c)) != 0) { /* untimed */
         mat_unref(c);
         return NULL;
     }

@@ -188,7 +188,8 @@ void timing_setup_end(const char *what)
     double ms = timing_now_ms() - T.setup_t0;
     if (T.active)
         T.cur.setup_ms += ms;
-    timing_onetime_note(what, ms);
+    if (what)
+        timing_onetime_note(what, ms);
 }
 
 /* ---- closing and filing ---- */

@@ -108,7 +108,8 @@ void timing_copied(int to_device, size_t bytes, double ms);
 
 /* One-time set-up (loading kernels, library handles, plans, a first run of
  * a shape): between begin and end the statement's wall clock stops, and the
- * cost is noted under `what` for `info`. The device is idle at the end. */
+ * cost is noted under `what` for `info` (NULL: not noted, nothing was left
+ * to do). The device is idle at the end. */
 void timing_setup_begin(void);
 void timing_setup_end(const char *what);
 /* Note a one-time cost measured elsewhere (the CUDA context). */

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "engine/values/pool.h"
 #include "engine/values/timing.h"
+#include "kernels/gpu.h"
 #include "kernels/variants.h"
 
 #define MAX_MODES 16
@@ -110,6 +111,22 @@ static int run_every_op(const cuk_backend *be, warm_bufs *b)
     return rc ? -1 : 0;
 }
 
+/* The steps of be's setup hook, each timed and noted apart ("mode multi:
+ * NCCL communicators ..."). 0, or -1 with the error set. */
+static int setup_steps(const cuk_backend *be)
+{
+    char step[80], what[96];
+    int rc = 1;
+    for (int i = 0; be->setup && rc == 1; i++) {
+        step[0] = '\0';
+        timing_setup_begin();
+        rc = be->setup(i, step, sizeof step);
+        snprintf(what, sizeof what, "mode %s: %s", be->name, step);
+        timing_setup_end(rc == 1 && step[0] ? what : NULL);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
 int warm_mode(const cuk_backend *be)
 {
     const char *why;
@@ -118,10 +135,13 @@ int warm_mode(const cuk_backend *be)
     if (mode_warmed(be) || !mode_available(be, &why))
         return 0;
     const cuk_backend *running = mode_running();
-    timing_setup_begin();
     mode_enter(NULL); /* these launches are no one's: `kernels` shows the user's */
-    int rc = bufs_get(be, &b) == 0 ? run_every_op(be, &b) : -1;
-    bufs_put(be, &b);
+    int rc = setup_steps(be);
+    timing_setup_begin();
+    if (rc == 0) {
+        rc = bufs_get(be, &b) == 0 ? run_every_op(be, &b) : -1;
+        bufs_put(be, &b);
+    }
     mode_enter(running);
     snprintf(what, sizeof what, "mode %s: each operation once (kernels loaded, libraries up)", be->name);
     timing_setup_end(what);
@@ -162,17 +182,30 @@ static void shape_add(const cuk_backend *be, int m, int n, int k)
     W.nshape++;
 }
 
-/* A spread product this large (a TFLOP: 10 ms on two GPUs, seconds out of
- * core) is not run twice: its set-up is lost in its own time. */
-#define SPREAD_WARM_MAX_FLOPS 1e12
+/* A spread product is not run twice past these FLOPs: a second of one
+ * GPU's work on each (its one-time costs, the chunk buffers and each GPU's
+ * first kernel of the shape, are then lost in its own time); out of core,
+ * past a TFLOP (seconds at the link's rate). */
+#define SPREAD_WARM_MAX_FLOPS_PER_GPU 5e13
+#define OUT_OF_CORE_WARM_MAX_FLOPS 1e12
 
-/* Host modes are left alone: a first run there costs what the others do,
- * and a cpu product can take minutes. */
-int warm_matmul(const cuk_backend *be, float *c, const float *a, const float *b, int m, int n, int k)
+/* Whether a first product of this shape runs once, untimed: in a GPU mode
+ * (host modes are left alone: a first run there costs what the others do,
+ * and a cpu product can take minutes), unless it is too long to repeat. */
+static int worth_warming(const cuk_backend *be, double flops, int out_of_core)
+{
+    if (!mode_on_device(be))
+        return 0;
+    if (out_of_core)
+        return flops <= OUT_OF_CORE_WARM_MAX_FLOPS;
+    return !be->spread || flops / (gpu_count() > 1 ? gpu_count() : 1) <= SPREAD_WARM_MAX_FLOPS_PER_GPU;
+}
+
+int warm_matmul(const cuk_backend *be, float *c, const float *a, const float *b, int m, int n, int k,
+                int out_of_core)
 {
     char what[96];
-    if (!mode_on_device(be) || shape_seen(be, m, n, k) ||
-        (be->spread && 2.0 * m * n * k > SPREAD_WARM_MAX_FLOPS))
+    if (shape_seen(be, m, n, k) || !worth_warming(be, 2.0 * m * n * k, out_of_core))
         return 0;
     const cuk_backend *running = mode_running();
     timing_setup_begin();
