@@ -58,6 +58,15 @@ const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols)
     return buf;
 }
 
+const char *fmt_gpus(char *buf, size_t cap, int gpus)
+{
+    if (gpus == 1)
+        snprintf(buf, cap, "GPU 0");
+    else
+        snprintf(buf, cap, "%d GPUs", gpus);
+    return buf;
+}
+
 const char *fmt_number(char *buf, size_t cap, double v)
 {
     if (v == floor(v) && fabs(v) < 9007199254740992.0) {

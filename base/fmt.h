@@ -25,6 +25,9 @@ const char *fmt_number(char *buf, size_t cap, double v);
 const char *fmt_count(char *buf, size_t cap, long long n, const char *noun);
 /* "1037x1055" */
 const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols);
+/* Where a device copy lies: "GPU 0" for one (GPU 0 alone), "2 GPUs" for
+ * row slabs on GPUs 0 and 1. */
+const char *fmt_gpus(char *buf, size_t cap, int gpus);
 
 #ifdef __cplusplus
 }

@@ -223,6 +223,16 @@ int gpu_host_unpin(void *p);
  * order), part g being bytes start[g] .. start[g] + len[g] - 1 of the range
  * on GPU gpu[g]; 0 if p is not spread memory. */
 int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *start, size_t *len);
+/* How many GPUs a new spread allocation of `bytes` would lie on: 1 when
+ * it is too small to be worth splitting and goes whole on GPU 0, else
+ * every GPU spread memory uses; 0 with the error set if spread memory
+ * cannot be had. */
+int gpu_spread_split(size_t bytes);
+/* Copy bytes between device memory and spread memory (either side, or
+ * both), queued on the engine's stream a part at a time, so that each copy
+ * lies within one GPU's part: how a matrix moves between GPU 0 and row
+ * slabs on every GPU. */
+int gpu_spread_copy(void *dst, const void *src, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -852,9 +852,15 @@ extern "C" int multi_matmul(float *c, const float *a, const float *b, int m, int
     product p;
     memset(&p, 0, sizeof p);
     p.c = c, p.a = a, p.b = b, p.m = m, p.n = n, p.k = k;
+    shares arows;
     row_shares(c, m, (size_t)n, (size_t)n, &p.rows);
     row_shares(b, k, (size_t)n, (size_t)n, &p.brows);
-    if (M.n == 1 || (p.rows.n == 1 && p.brows.n == 1 && p.rows.gpu[0] == 0 && p.brows.gpu[0] == 0))
+    row_shares(a, m, (size_t)k, (size_t)k, &arows);
+    /* A whole on GPU 0 (an operand of a single-GPU mode the engine could
+     * not spread) while C is spread: the other GPUs would read their rows
+     * of A across the link at every tile, slower than GPU 0 alone. */
+    int a_whole = arows.n == 1 && p.rows.n > 1;
+    if (M.n == 1 || a_whole || (p.rows.n == 1 && p.brows.n == 1 && p.rows.gpu[0] == 0 && p.brows.gpu[0] == 0))
         return cublas_matmul(c, a, b, m, n, k);
     return spread_product(&p);
 }

@@ -89,6 +89,13 @@ int gpu_spread_mem_info(size_t *free_bytes, size_t *total_bytes)
 int gpu_spread_fill(void *p, int byte, size_t bytes) { return no_cuda(); }
 size_t gpu_spread_held(int g) { return 0; }
 int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *start, size_t *len) { return 0; }
+int gpu_spread_split(size_t bytes)
+{
+    no_cuda();
+    return 0;
+}
+
+int gpu_spread_copy(void *dst, const void *src, size_t bytes) { return no_cuda(); }
 int gpu_host_pin(void *p, size_t bytes) { return -1; }
 int gpu_host_unpin(void *p) { return p ? -1 : 0; }
 

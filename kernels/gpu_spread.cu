@@ -158,11 +158,24 @@ extern "C" int gpu_spread_gpus(void)
 
 static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
+/* The GPUs an allocation of bytes goes to: one below the size worth
+ * splitting, else every one. */
+static int split_count(size_t bytes)
+{
+    size_t total = round_up(bytes, S.gran);
+    return total < (variant_is(VAR_SPREAD, "all") ? 2 * S.gran : SPREAD_MIN) ? 1 : S.ngpu;
+}
+
+extern "C" int gpu_spread_split(size_t bytes)
+{
+    return spread_ready() == 0 ? split_count(bytes) : 0;
+}
+
 /* Split bytes into per-GPU parts, multiples of the granularity. */
 static int plan_parts(spread_alloc *a, size_t bytes)
 {
     size_t total = round_up(bytes, S.gran);
-    int n = total < (variant_is(VAR_SPREAD, "all") ? 2 * S.gran : SPREAD_MIN) ? 1 : S.ngpu;
+    int n = split_count(bytes);
     size_t per = round_up((total + n - 1) / n, S.gran);
     a->bytes = 0;
     a->nparts = 0;
@@ -336,6 +349,32 @@ extern "C" int gpu_spread_parts(const void *p, size_t bytes, int *gpu, size_t *s
         len[n++] = e - b;
     }
     return n;
+}
+
+/* The end of the part holding byte off of the range [p, p + bytes): the
+ * range's end where p is not spread memory. */
+static size_t part_end(const void *p, size_t bytes, size_t off)
+{
+    int gpu[GPU_MAX_DEVICES];
+    size_t start[GPU_MAX_DEVICES], len[GPU_MAX_DEVICES];
+    int n = gpu_spread_parts(p, bytes, gpu, start, len);
+    for (int i = 0; i < n; i++)
+        if (off >= start[i] && off < start[i] + len[i])
+            return start[i] + len[i];
+    return bytes;
+}
+
+/* Each copy within one part of either side: one physical allocation at
+ * each end, so that the copy engine meets no mapping boundary. */
+extern "C" int gpu_spread_copy(void *dst, const void *src, size_t bytes)
+{
+    for (size_t off = 0, end; off < bytes; off = end) {
+        size_t d = part_end(dst, bytes, off), s = part_end(src, bytes, off);
+        end = d < s ? d : s;
+        GPU_CHECK(cudaMemcpyAsync((char *)dst + off, (const char *)src + off, end - off, cudaMemcpyDeviceToDevice,
+                                  gpu_engine_stream()));
+    }
+    return 0;
 }
 
 /* --- links ------------------------------------------------------------------- */

@@ -546,7 +546,7 @@ static void draw_command(int row, const cmd_columns *cols, const timing_cmd *c)
         snprintf(up, sizeof up, "~1x");
     /* * a median of runs; ! the GPU held its clocks down meanwhile */
     snprintf(mode, sizeof mode, "%s%s%s", c->mode ? c->mode->name : "", c->runs > 1 ? "*" : "", c->slowed ? "!" : "");
-    fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h));
+    fmt_bytes(moved, sizeof moved, (double)(c->h2d + c->d2h + c->moved)); /* across GPUs too */
     fmt_ms(k, sizeof k, c->nops ? c->kernel_ms : -1);
     draw_cmd_row(row, cols, c->text, mode, k, rate, c->failed ? P.look.error : A_NORMAL, up,
                  c->speedup > 1 && !c->speedup_noise ? P.look.good : A_NORMAL, moved, A_NORMAL);
@@ -568,13 +568,13 @@ static void draw_cmd_heading(int row, const cmd_columns *c)
 static void draw_workspace(int row, int rows, int w)
 {
     int x, r = 0;
-    char item[96], sz[32];
+    char item[128], sz[32], where[48];
     draw_text(P.top, row, 0, A_NORMAL, " workspace:");
     x = 12;
     for (int i = 0; i < P.s->ws.n && r < rows; i++) {
         const cuk_matrix *m = P.s->ws.e[i].m;
         snprintf(item, sizeof item, " %s %dx%d %s %s ", P.s->ws.e[i].name, m->rows, m->cols,
-                 fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), snap_where(m));
+                 fmt_bytes(sz, sizeof sz, (double)mat_bytes(m)), snap_where_gpus(m, where, sizeof where));
         int len = (int)strlen(item);
         if (x + len > w && x > 12) {
             if (++r == rows)

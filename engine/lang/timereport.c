@@ -21,6 +21,42 @@ static void copy_text(char *buf, size_t cap, size_t bytes, double ms, const char
         snprintf(buf, cap, "%s to the %s", b, where);
 }
 
+/* The GPUs every move of c went to ("GPU 0", "2 GPUs"), or NULL if they
+ * went to different places. */
+static const char *moved_to(char *buf, size_t cap, const timing_cmd *c)
+{
+    int to = 0;
+    for (int i = 0; i < c->nplaces && i < TIMING_MAX_PLACES; i++) {
+        const timing_place *p = &c->places[i];
+        if (p->how != TIMING_PLACE_MOVED)
+            continue;
+        if (to && p->to != to)
+            return NULL;
+        to = p->to;
+    }
+    return to ? fmt_gpus(buf, cap, to) : NULL;
+}
+
+static void places_json(json_buf *j, const timing_cmd *c)
+{
+    static const char *const how[] = {"left", "moved", "no room"};
+    json_open_arr(j, "placements");
+    for (int i = 0; i < c->nplaces && i < TIMING_MAX_PLACES; i++) {
+        const timing_place *p = &c->places[i];
+        json_open_obj(j, NULL);
+        json_int(j, "rows", p->rows);
+        json_int(j, "cols", p->cols);
+        json_int(j, "from_gpus", p->from);
+        json_int(j, "to_gpus", p->to);
+        json_str(j, "how", how[p->how]);
+        json_num(j, "reads", p->reads);
+        json_num(j, "read_before", p->read_before);
+        json_num(j, "ms", p->ms);
+        json_close(j);
+    }
+    json_close(j);
+}
+
 static void report_json(const timing_cmd *c)
 {
     json_buf j;
@@ -37,6 +73,11 @@ static void report_json(const timing_cmd *c)
     json_num(&j, "d2h_ms", c->d2h_ms);
     char why[64];
     json_str(&j, "slowed", c->slowed ? snap_slow_words(c->slowed, why, sizeof why) : NULL);
+    json_num(&j, "moved_bytes", (double)c->moved);
+    json_num(&j, "moved_ms", c->moved_ms);
+    json_num(&j, "pinned_bytes", (double)c->pinned);
+    json_num(&j, "pinned_ms", c->pinned_ms);
+    places_json(&j, c);
     json_open_arr(&j, "ops");
     for (int i = 0; i < c->nops; i++) {
         const timing_op *o = &c->ops[i];
@@ -111,6 +152,28 @@ void time_report(const timing_cmd *c, int json, int width)
         snprintf(line, sizeof line, "copied %s", in);
         clause(&col, width, "; ", line);
         clause(&col, width, ", ", out);
+    }
+    if (c->moved) {
+        char where[32], to[48] = "between GPUs";
+        if (moved_to(where, sizeof where, c))
+            snprintf(to, sizeof to, "to %s", where);
+        fmt_bytes(in, sizeof in, (double)c->moved);
+        snprintf(line, sizeof line, "moved %s %s in %s (%.3g GB/s)", in, to, fmt_ms(t, sizeof t, c->moved_ms),
+                 c->moved_ms > 0 ? c->moved / (c->moved_ms * 1e6) : 0);
+        clause(&col, width, "; ", line);
+    }
+    int left = 0;
+    for (int i = 0; i < c->nplaces && i < TIMING_MAX_PLACES; i++)
+        left += c->places[i].how != TIMING_PLACE_MOVED;
+    if (left) {
+        snprintf(line, sizeof line, "%d operand%s read where %s (see why)", left, left == 1 ? "" : "s",
+                 left == 1 ? "it lies" : "they lie");
+        clause(&col, width, "; ", line);
+    }
+    if (c->pinned) {
+        fmt_bytes(in, sizeof in, (double)c->pinned);
+        snprintf(line, sizeof line, "page-locked %s in %s", in, fmt_ms(t, sizeof t, c->pinned_ms));
+        clause(&col, width, "; ", line);
     }
     if (c->setup_ms > 0) {
         snprintf(line, sizeof line, "one-time set-up %s left out (see info)", fmt_ms(t, sizeof t, c->setup_ms));

@@ -131,6 +131,47 @@ static void why_reached(const cost_report *r, int width)
     }
 }
 
+/* What the command did with an operand that lay elsewhere than its mode
+ * works (engine/values/place.h): moved it, or read it where it lay. */
+static void why_place(const timing_cmd *c, const timing_place *p, int width)
+{
+    char sz[32], t[32], from[16], to[16], read[32], before[32];
+    double bytes = 4.0 * p->rows * p->cols;
+    gbytes(sz, sizeof sz, bytes);
+    fmt_gpus(from, sizeof from, p->from);
+    fmt_gpus(to, sizeof to, p->to);
+    gbytes(read, sizeof read, p->reads);
+    gbytes(before, sizeof before, p->read_before);
+    if (p->how == TIMING_PLACE_MOVED && p->read_before == 0)
+        line(width, "placement",
+             "moved a %dx%d operand (%s) from %s to %s in %s (%.3g GB/s), before the kernel: the op reads %s of it, "
+             "about %.0f times its size, and a move reads it once. It lives on %s now (who).",
+             p->rows, p->cols, sz, from, to, fmt_ms(t, sizeof t, p->ms), p->ms > 0 ? bytes / (p->ms * 1e6) : 0, read,
+             p->reads / bytes, to);
+    else if (p->how == TIMING_PLACE_MOVED)
+        line(width, "placement",
+             "moved a %dx%d operand (%s) from %s to %s in %s (%.3g GB/s), before the kernel: earlier ops read %s of "
+             "it where it lay, this one %s more, past its size, which a move reads once. It lives on %s now (who).",
+             p->rows, p->cols, sz, from, to, fmt_ms(t, sizeof t, p->ms), p->ms > 0 ? bytes / (p->ms * 1e6) : 0, before,
+             read, to);
+    else if (p->how == TIMING_PLACE_LEFT)
+        line(width, "placement",
+             "read a %dx%d operand (%s) where it lies, on %s (mode %s works on %s): the op reads %s of it, "
+             "%s; it moves once its reads there pass its size (%s before this op).",
+             p->rows, p->cols, sz, from, c->mode->name, to, read,
+             p->reads >= bytes ? "as much as a move would" : "less than a move would", before);
+    else if (!p->spread)
+        line(width, "placement",
+             "a %dx%d operand (%s) stays on %s: GPU 0 has no room for it. Mode %s reads the other GPUs' rows "
+             "over the link.",
+             p->rows, p->cols, sz, from, c->mode->name);
+    else
+        line(width, "placement",
+             "a %dx%d operand (%s) stays on GPU 0: the GPUs have no room to spread it. Mode %s runs on it where it "
+             "lies (a product on GPU 0 alone).",
+             p->rows, p->cols, sz, c->mode->name);
+}
+
 static void why_verdict(const cost_report *r, int width)
 {
     char a[32], b[32], text[600];
@@ -221,6 +262,8 @@ static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilin
     why_traffic(&r, width);
     why_measured(c, width);
     why_ceilings(&r, ce, width);
+    for (int i = 0; i < c->nplaces && i < TIMING_MAX_PLACES; i++)
+        why_place(c, &c->places[i], width);
     if (!timed) {
         line(width, "verdict",
              "none: this command ran untimed. `time on` or the panel time every command, and "

@@ -135,6 +135,10 @@ static const char *who_where(const cuk_matrix *m, char *buf, size_t cap)
 {
     snap_slabs sl;
     snap_slabs_of(m, &sl);
+    if (sl.n == 0 && m->dev && gpu_count() > 1) { /* on GPU 0 alone, where others could hold it */
+        snprintf(buf, cap, "%s: GPU 0", snap_where(m));
+        return buf;
+    }
     if (sl.n == 0)
         return snap_where(m);
     size_t len = (size_t)snprintf(buf, cap, "%s: rows", snap_where(m));
@@ -198,6 +202,7 @@ static void who_json(const cuk_session *s)
         json_num(&j, "bytes", (double)mat_bytes(m));
         json_str(&j, "where", mat_where(m));
         json_bool(&j, "out_of_core", snap_out_of_core(m));
+        json_int(&j, "gpus", snap_gpus_of(m));
         who_json_slabs(&j, m);
         json_close(&j);
         host += mat_host_bytes(m);

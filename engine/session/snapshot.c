@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "engine/values/matrix.h"
+#include "engine/values/place.h"
 #include "engine/values/pool.h"
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
@@ -172,4 +173,16 @@ const char *snap_slow_words(unsigned bits, char *buf, size_t cap)
         if (bits & reasons[i].bit)
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", reasons[i].words);
     return buf;
+}
+
+int snap_gpus_of(const cuk_matrix *m) { return place_gpus(m); }
+
+const char *snap_where_gpus(const cuk_matrix *m, char *buf, size_t cap)
+{
+    int n = m->dev && gpu_count() > 1 ? place_gpus(m) : 0;
+    if (n == 1)
+        snprintf(buf, cap, "%s (GPU 0)", snap_where(m));
+    else if (n > 1)
+        snprintf(buf, cap, "%s (GPUs 0-%d)", snap_where(m), n - 1);
+    return n ? buf : snap_where(m);
 }

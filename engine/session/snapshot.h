@@ -130,5 +130,11 @@ int snap_out_of_core(const struct cuk_matrix *m);
 /* Where m lives, in `who`'s and the panel's words: mat_where's, or "host
  * (out of core)" for a matrix snap_out_of_core. */
 const char *snap_where(const struct cuk_matrix *m);
+/* The GPUs m's device copy lies on: 0 none, 1 GPU 0 alone, or the count
+ * of GPUs its row slabs are on (GPUs 0 to n-1). */
+int snap_gpus_of(const struct cuk_matrix *m);
+/* snap_where's words with the GPUs where more than one is visible:
+ * "device (GPU 0)", "host+device (GPUs 0-1)"; in buf, or snap_where's. */
+const char *snap_where_gpus(const struct cuk_matrix *m, char *buf, size_t cap);
 
 #endif

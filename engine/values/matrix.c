@@ -182,8 +182,12 @@ static pool_block *dev_block(const cuk_matrix *m, const cuk_backend *be, int *oo
 static void mat_out_of_core(cuk_matrix *m)
 {
     m->out_of_core = 1;
-    if (!m->pinned && m->host)
-        m->pinned = gpu_host_pin(m->host, mat_bytes(m)) == 0;
+    if (m->pinned || !m->host)
+        return;
+    double t0 = timing_now_ms();
+    m->pinned = gpu_host_pin(m->host, mat_bytes(m)) == 0;
+    if (m->pinned) /* seconds at tens of GiB: the statement's record shows it */
+        timing_pinned(mat_bytes(m), timing_now_ms() - t0);
 }
 
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols)

@@ -41,6 +41,9 @@ typedef struct cuk_matrix {
      * (`who` says so), page-locked. Set where that is decided: mat_new
      * and mat_data. */
     int out_of_core;
+    /* Bytes ops have read of the device copy where it lay, elsewhere than
+     * their mode works, since it last moved (engine/values/place.h). */
+    double read_away;
     int nexact;                  /* 0, or rows*cols: exact[] holds every element */
     double exact[MAT_EXACT_MAX];
 } cuk_matrix;

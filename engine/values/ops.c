@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "engine/values/eta.h"
+#include "engine/values/place.h"
 #include "engine/values/pool.h"
 #include "engine/values/timing.h"
 #include "engine/values/warm.h"
@@ -95,16 +96,20 @@ static const cuk_backend *spill_mode(const cuk_backend *be)
     return h && mode_available(h, NULL) ? h : mode_reference();
 }
 
-/* Put the n operands (NULL ones skipped) where be works: 1 if one of them
- * stays in host memory because be spreads matrices over the GPUs and they
- * cannot hold it, 0 if not, -1 on error. */
-static int place(const cuk_backend *be, cuk_matrix *const *ops, int n)
+/* Put the n operands (NULL ones skipped) where be works, each read
+ * `part` of (1: whole) by the op, moved between GPUs by place.h's rule:
+ * 1 if one of them stays in host memory because be spreads matrices over
+ * the GPUs and they cannot hold it, 0 if not, -1 on error. */
+static int place(const cuk_backend *be, cuk_matrix *const *ops, int n, double part)
 {
     int host = 0;
     for (int i = 0; i < n; i++) {
-        if (!ops[i])
+        int again = 0;
+        for (int j = 0; j < i; j++)
+            again |= ops[j] == ops[i];
+        if (!ops[i] || again)
             continue;
-        if (!mat_data(ops[i], be))
+        if (place_for(ops[i], be, part * (double)mat_bytes(ops[i])) != 0 || !mat_data(ops[i], be))
             return -1;
         host |= be->spread && !ops[i]->dev;
     }
@@ -116,15 +121,15 @@ static int place(const cuk_backend *be, cuk_matrix *const *ops, int n)
  * (multi) cannot hold an operand or the result on the GPUs, *be becomes
  * its host mode, where the op then runs; a result they could not hold is
  * already in host memory (matrix.h), and is kept. NULL with the error set. */
-static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n, int rows, int cols)
+static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n, double part, int rows, int cols)
 {
-    int host = place(*be, ops, n);
+    int host = ready(*be) == 0 ? place(*be, ops, n, part) : -1; /* set up before anything moves */
     if (host < 0)
         return NULL;
     cuk_matrix *c = host ? NULL : result(*be, rows, cols);
     if (host || (c && (*be)->spread && !c->dev)) {
         *be = spill_mode(*be);
-        if (ready(*be) != 0 || place(*be, ops, n) < 0) {
+        if (ready(*be) != 0 || place(*be, ops, n, part) < 0) {
             mat_unref(c);
             return NULL;
         }
@@ -134,10 +139,21 @@ static cuk_matrix *prepare(const cuk_backend **be, cuk_matrix *const *ops, int n
     return c;
 }
 
-/* prepare for an op of one operand (or none), with its start mark. */
+/* prepare for an op that reads all of one operand (or has none), with its
+ * start mark. */
 static cuk_matrix *start1(const cuk_backend **be, cuk_matrix *a, int rows, int cols)
 {
-    return begin(*be, prepare(be, &a, a ? 1 : 0, rows, cols));
+    return begin(*be, prepare(be, &a, a ? 1 : 0, 1.0, rows, cols));
+}
+
+/* A product's operands where be works: each moved between GPUs by what
+ * the product reads of it (place.h), then put on the device. */
+static int place_product(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b, int m, int n)
+{
+    double ra = place_product_reads((double)mat_bytes(a), n), rb = place_product_reads((double)mat_bytes(b), m);
+    if (place_for(a, be, a == b ? ra + rb : ra) != 0 || (b != a && place_for(b, be, rb) != 0))
+        return -1;
+    return mat_data(a, be) && mat_data(b, be) ? 0 : -1;
 }
 
 /* A one-thread host mode's product runs pinned to its core (host_pin),
@@ -157,8 +173,10 @@ cuk_matrix *op_matmul(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     int m = a->rows, k = a->cols, n = b->cols;
     char sh[64];
     host_pinning pin = {.pinned = 0};
-    const float *pa = mat_data(a, be), *pb = pa ? mat_data(b, be) : NULL;
-    cuk_matrix *c = pb ? result(be, m, n) : NULL;
+    if (ready(be) != 0 || place_product(be, a, b, m, n) != 0) /* set up before anything moves */
+        return NULL;
+    const float *pa = mat_data(a, be), *pb = mat_data(b, be);
+    cuk_matrix *c = result(be, m, n);
     if (c && warm_matmul(be, out_data(c, be), pa, pb, m, n, k, out_of_core(be, a, b, c)) != 0) { /* untimed */
         mat_unref(c);
         return NULL;
@@ -200,7 +218,7 @@ cuk_matrix *op_ewise(const cuk_backend *be, cuk_ewop op, cuk_matrix *a, cuk_matr
     cuk_arg pa, pb;
     int bca = mat_numel(a) == 1 && n > 1, bcb = mat_numel(b) == 1 && n > 1;
     cuk_matrix *ops[2] = {bca ? NULL : a, bcb ? NULL : b};
-    cuk_matrix *c = prepare(&be, ops, 2, big->rows, big->cols);
+    cuk_matrix *c = prepare(&be, ops, 2, 1.0, big->rows, big->cols);
     if (c && (ewise_arg(be, a, bca, &pa) != 0 || ewise_arg(be, b, bcb, &pb) != 0)) {
         mat_unref(c);
         return NULL;
@@ -253,7 +271,7 @@ cuk_matrix *op_dot(const cuk_backend *be, cuk_matrix *a, cuk_matrix *b)
     size_t n = mat_numel(a);
     char sh[64];
     cuk_matrix *ops[2] = {a, b};
-    cuk_matrix *c = begin(be, prepare(&be, ops, 2, 1, 1));
+    cuk_matrix *c = begin(be, prepare(&be, ops, 2, 1.0, 1, 1));
     if (!c)
         return NULL;
     const float *pa = mat_data(a, be), *pb = mat_data(b, be);
@@ -296,7 +314,9 @@ cuk_matrix *op_random(const cuk_backend *be, cuk_dist dist, int rows, int cols, 
 cuk_matrix *op_slice(const cuk_backend *be, cuk_matrix *a, int r0, int nr, int c0, int nc)
 {
     char sh[32];
-    cuk_matrix *c = start1(&be, a, nr, nc);
+    /* a slice reads its part of a: a small one never moves a */
+    double part = (double)nr * nc / (double)mat_numel(a);
+    cuk_matrix *c = begin(be, prepare(&be, &a, 1, part, nr, nc));
     if (!c)
         return NULL;
     const float *pa = mat_data(a, be);
@@ -312,7 +332,7 @@ cuk_matrix *op_concat(const cuk_backend *be, const op_block *blocks, size_t nblo
         return cuk_err("out of host memory"), NULL;
     for (size_t i = 0; i < nblocks; i++) /* move every block first, so the copies are the only timed work */
         ops[i] = blocks[i].m;
-    cuk_matrix *c = begin(be, prepare(&be, ops, (int)nblocks, rows, cols));
+    cuk_matrix *c = begin(be, prepare(&be, ops, (int)nblocks, 1.0, rows, cols));
     free(ops);
     if (!c)
         return NULL;

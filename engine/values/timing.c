@@ -154,6 +154,28 @@ void timing_copied(int to_device, size_t bytes, double ms)
     }
 }
 
+void timing_placed(const timing_place *p, size_t bytes)
+{
+    if (!T.active)
+        return;
+    if (T.cur.nplaces < TIMING_MAX_PLACES)
+        T.cur.places[T.cur.nplaces] = *p;
+    T.cur.nplaces++;
+    if (p->how == TIMING_PLACE_MOVED) {
+        T.cur.moved += bytes;
+        T.cur.moved_ms += p->ms;
+        T.device_work = 1;
+    }
+}
+
+void timing_pinned(size_t bytes, double ms)
+{
+    if (!T.active)
+        return;
+    T.cur.pinned += bytes;
+    T.cur.pinned_ms += ms;
+}
+
 /* ---- one-time set-up ---- */
 
 void timing_onetime_note(const char *what, double ms)

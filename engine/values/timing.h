@@ -34,6 +34,27 @@ typedef struct {
     int count;            /* >1 when later ops were folded into this row */
 } timing_op;
 
+/* What an op did with an operand whose device copy lay elsewhere than its
+ * mode works (GPU 0 alone, or row slabs on every GPU): the rule is
+ * engine/values/place.h's. */
+typedef enum {
+    TIMING_PLACE_LEFT,   /* run where it lay */
+    TIMING_PLACE_MOVED,  /* moved once, before the kernel: it lives there now */
+    TIMING_PLACE_NO_ROOM /* a move was due, but the memory there could not hold it */
+} timing_place_how;
+
+typedef struct {
+    int rows, cols;
+    int from, to;         /* GPUs it lay on, GPUs the mode works on (1: GPU 0 alone) */
+    int spread;           /* the mode spreads its matrices (multi) */
+    timing_place_how how;
+    double reads;         /* bytes of it the op reads, were it run where it lay */
+    double read_before;   /* bytes earlier ops had read of it there */
+    double ms;            /* MOVED: the copy, on the host clock */
+} timing_place;
+
+#define TIMING_MAX_PLACES 4
+
 /* How a statement ended. */
 typedef enum { TIMING_OK, TIMING_ERROR, TIMING_STOPPED } timing_status;
 
@@ -46,6 +67,12 @@ typedef struct {
     size_t h2d, d2h;      /* bytes copied host->device, device->host */
     double h2d_ms, d2h_ms;/* host clock around those copies */
     double setup_ms;      /* one-time set-up met during the command (not in wall_ms) */
+    size_t moved;         /* bytes moved between GPU 0 and the GPUs' row slabs */
+    double moved_ms;      /* host clock around those copies */
+    size_t pinned;        /* bytes of host memory page-locked (multi's out-of-core matrices) */
+    double pinned_ms;
+    int nplaces;          /* operands that lay elsewhere than their mode works: */
+    timing_place places[TIMING_MAX_PLACES]; /* the first TIMING_MAX_PLACES */
     int failed;           /* timing_status */
     /* Its device work was left queued (timing_defer): wall_ms is the host's
      * share alone and the kernel times are unknown. */
@@ -105,6 +132,12 @@ void timing_op_end(const cuk_backend *be, const char *op, const char *shapes, do
 /* A copy made to move a matrix to where a mode needs it, and how long the
  * synchronous copy took on the host clock. */
 void timing_copied(int to_device, size_t bytes, double ms);
+
+/* What an op did with an operand that lay elsewhere than its mode works
+ * (the copy, if it moved, counted in the moved bytes and time). */
+void timing_placed(const timing_place *p, size_t bytes);
+/* Host memory page-locked for the GPUs, and how long that took. */
+void timing_pinned(size_t bytes, double ms);
 
 /* One-time set-up (loading kernels, library handles, plans, a first run of
  * a shape): between begin and end the statement's wall clock stops, and the

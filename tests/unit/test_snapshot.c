@@ -172,8 +172,10 @@ static void who_out_of_core(void)
     CHECK(run("who") == RUN_OK);
     S->json = 0;
     static const char
-        a_row[] = "{\"name\":\"A\",\"rows\":3,\"cols\":4,\"bytes\":48,\"where\":\"host\",\"out_of_core\":true}",
-        b_row[] = "{\"name\":\"B\",\"rows\":2,\"cols\":5,\"bytes\":40,\"where\":\"host\",\"out_of_core\":false}";
+        a_row[] = "{\"name\":\"A\",\"rows\":3,\"cols\":4,\"bytes\":48,\"where\":\"host\",\"out_of_core\":true,"
+                  "\"gpus\":0}",
+        b_row[] = "{\"name\":\"B\",\"rows\":2,\"cols\":5,\"bytes\":40,\"where\":\"host\",\"out_of_core\":false,"
+                  "\"gpus\":0}";
     CHECKF(strstr(captured, a_row) && strstr(captured, b_row), "who --json: %s", captured);
     snap_slabs s;
     snap_slabs_of(m, &s);
