@@ -2037,11 +2037,11 @@ static fast_route route_for(int m, int n, int k, int ua, int ub, int padded)
     r.pp = plans_for(m, n, k, !ua, !ub);
     r.padded = 0, r.cost = r.pp.raw_cost * raw_over(&r.pp.raw);
     r.pad_a = ua && needs_vec_a(r.pp.padded.cfg), r.pad_b = ub;
-    if (!(r.pad_a || r.pad_b) || variant_is(VAR_ALIGN, "off"))
+    if (!(r.pad_a || r.pad_b) || variant_pick(VAR_ALIGN) == VAR_ALIGN_OFF)
         return r;
     double bytes = 4.0 * ((r.pad_a ? (double)m * (k + round4(k)) : 0) + (r.pad_b ? (double)k * (n + round4(n)) : 0));
     double cost = r.pp.padded_cost + FAST_COPY_START + FAST_COPY_PER_BYTE * bytes;
-    if (variant_is(VAR_ALIGN, "copy") || (padded < 0 ? cost < r.cost : padded))
+    if (variant_pick(VAR_ALIGN) == VAR_ALIGN_COPY || (padded < 0 ? cost < r.cost : padded))
         r.padded = 1, r.cost = cost;
     return r;
 }

@@ -68,7 +68,7 @@ static __global__ void matmul_naive_uncoalesced(float *c, const float *a, const 
 
 extern "C" int naive_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    if (variant_is(VAR_COALESCE, "off"))
+    if (variant_pick(VAR_COALESCE) == VAR_COALESCE_OFF)
         return GPU_MATMUL_GRID(matmul_naive_uncoalesced, BLOCK, c, a, b, m, n, k);
     return GPU_MATMUL_GRID(matmul_naive, BLOCK, c, a, b, m, n, k);
 }

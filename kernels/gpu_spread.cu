@@ -163,7 +163,7 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 static int split_count(size_t bytes)
 {
     size_t total = round_up(bytes, S.gran);
-    return total < (variant_is(VAR_SPREAD, "all") ? 2 * S.gran : SPREAD_MIN) ? 1 : S.ngpu;
+    return total < (variant_pick(VAR_SPREAD) == VAR_SPREAD_ALL ? 2 * S.gran : SPREAD_MIN) ? 1 : S.ngpu;
 }
 
 extern "C" int gpu_spread_split(size_t bytes)

@@ -469,7 +469,7 @@ static size_t round_up(int x, int to) { return ((size_t)x + to - 1) / to * to; }
  * product, or beside it where the plan says so. */
 extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    int hopper = variant_is(VAR_TC, "mma") ? 0 : tf32x3_sm90_ready();
+    int hopper = variant_pick(VAR_TC) == VAR_TC_MMA ? 0 : tf32x3_sm90_ready();
     if (hopper < 0)
         return -1;
     size_t mp = round_up(m, TF32X3_PAD_MN), np = round_up(n, TF32X3_PAD_MN), kp = round_up(k, TF32X3_PAD_K);

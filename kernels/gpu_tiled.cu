@@ -92,11 +92,11 @@ template <int T> static __global__ void matmul_tiled_at(float *c, const float *a
  * spelled out here. */
 extern "C" int tiled_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
-    int at = variant_is(VAR_ATILE, "transposed");
-    if (variant_is(VAR_TILE, "8"))
+    int at = variant_pick(VAR_ATILE) == VAR_ATILE_TRANSPOSED;
+    if (variant_pick(VAR_TILE) == VAR_TILE_8)
         return at ? GPU_MATMUL_GRID(matmul_tiled_at<8>, 8, c, a, b, m, n, k)
                   : GPU_MATMUL_GRID(matmul_tiled<8>, 8, c, a, b, m, n, k);
-    if (variant_is(VAR_TILE, "32"))
+    if (variant_pick(VAR_TILE) == VAR_TILE_32)
         return at ? GPU_MATMUL_GRID(matmul_tiled_at<32>, 32, c, a, b, m, n, k)
                   : GPU_MATMUL_GRID(matmul_tiled<32>, 32, c, a, b, m, n, k);
     return at ? GPU_MATMUL_GRID(matmul_tiled_at<16>, 16, c, a, b, m, n, k)
@@ -144,7 +144,7 @@ static __global__ void transpose_tiled_nopad(float *out, const float *in, int ro
 
 extern "C" int tiled_transpose(float *out, const float *in, int rows, int cols)
 {
-    if (variant_is(VAR_PAD, "off"))
+    if (variant_pick(VAR_PAD) == VAR_PAD_OFF)
         return GPU_TRANSPOSE_GRID(transpose_tiled_nopad, dim3(TR_TILE, TR_ROWS), TR_TILE, out, in, rows, cols);
     return GPU_TRANSPOSE_GRID(transpose_tiled, dim3(TR_TILE, TR_ROWS), TR_TILE, out, in, rows, cols);
 }

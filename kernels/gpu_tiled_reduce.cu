@@ -2,9 +2,9 @@
  * max dot; cublas borrows all but dot): three ways to fold n elements into
  * one, chosen by `set reduce`, in the order a lecture meets them.
  *
- *   seed     the classic dot product: a fixed grid of 32 blocks of 256
- *            threads, a shared-memory tree in each, the 32 partial results
- *            copied to the host and added there
+ *   classic  the classic lecture's dot product: a fixed grid of 32 blocks
+ *            of 256 threads, a shared-memory tree in each, the 32 partial
+ *            results copied to the host and added there
  *   grid     (the default) as many blocks as the device holds at once, the
  *            same tree, and a second pass of one block on the device
  *   shuffle  the same grid, each warp folding its 32 values through
@@ -18,7 +18,7 @@
 #include "base/error.h"
 #include "kernels/elementwise.h"
 #include "kernels/gpu_fold.h"
-#include "kernels/seed_reduce.h"
+#include "kernels/classic_reduce.h"
 #include "kernels/variants.h"
 
 /* The entry points of mode tiled (modes.c). */
@@ -42,23 +42,24 @@ static __device__ __forceinline__ float finish(float v, int fin, size_t count)
     return v;
 }
 
-/* --- seed: 32 blocks, a tree, the host adds the partials ------------------------ */
+/* --- classic: 32 blocks, a tree, the host adds the partials --------------------- */
 
 /* part[blockIdx.x] = this block's share of the reduction of x (or of x*y for
- * K_DOT), written as the seed wrote its dot product: each thread sums a
+ * K_DOT), written as the classic lecture wrote its dot product: each thread sums a
  * grid-stride slice into a register (the grid is fixed and small, so each
  * thread walks many elements), the 256 sums go to cache[], and the tree
  * halves the active threads each round. blockDim.x must be a power of two,
  * and the __syncthreads() must stay outside the `if`: a barrier that some
  * threads of the block never reach is undefined, and can hang the block.
- * Only the index is wider than the seed's int, so that n may pass 2^31.
+ * Only the index is wider than the lecture's int, so that n may pass 2^31.
  *
  * With 32 blocks this uses a fraction of a modern GPU (an H200 has 132 SMs,
  * each holding 8 such blocks): measured on the H200 here, 158 GB/s against
  * 3,791 GB/s for the device-sized grid. */
-template <int K> static __device__ __forceinline__ void seed_tree(const float *x, const float *y, size_t n, float *part)
+template <int K>
+static __device__ __forceinline__ void classic_tree(const float *x, const float *y, size_t n, float *part)
 {
-    __shared__ float cache[SEED_THREADS];
+    __shared__ float cache[CLASSIC_THREADS];
     int cache_index = threadIdx.x;
     size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     float temp = identity<K>();
@@ -79,60 +80,60 @@ template <int K> static __device__ __forceinline__ void seed_tree(const float *x
         part[blockIdx.x] = cache[0];
 }
 
-static __global__ void reduce_seed_sum(const float *x, const float *y, size_t n, float *part)
+static __global__ void reduce_classic_sum(const float *x, const float *y, size_t n, float *part)
 {
-    seed_tree<K_SUM>(x, y, n, part);
+    classic_tree<K_SUM>(x, y, n, part);
 }
 
-static __global__ void reduce_seed_sumsq(const float *x, const float *y, size_t n, float *part)
+static __global__ void reduce_classic_sumsq(const float *x, const float *y, size_t n, float *part)
 {
-    seed_tree<K_SUMSQ>(x, y, n, part);
+    classic_tree<K_SUMSQ>(x, y, n, part);
 }
 
-static __global__ void reduce_seed_min(const float *x, const float *y, size_t n, float *part)
+static __global__ void reduce_classic_min(const float *x, const float *y, size_t n, float *part)
 {
-    seed_tree<K_MIN>(x, y, n, part);
+    classic_tree<K_MIN>(x, y, n, part);
 }
 
-static __global__ void reduce_seed_max(const float *x, const float *y, size_t n, float *part)
+static __global__ void reduce_classic_max(const float *x, const float *y, size_t n, float *part)
 {
-    seed_tree<K_MAX>(x, y, n, part);
+    classic_tree<K_MAX>(x, y, n, part);
 }
 
-static __global__ void dot_seed(const float *x, const float *y, size_t n, float *part)
+static __global__ void dot_classic(const float *x, const float *y, size_t n, float *part)
 {
-    seed_tree<K_DOT>(x, y, n, part);
+    classic_tree<K_DOT>(x, y, n, part);
 }
 
-/* out = op of x, or the dot product x.y when y is set, the seed's way. The
+/* out = op of x, or the dot product x.y when y is set, the classic way. The
  * last step runs on the host: the partials are copied back (gpu_d2h waits
  * for the kernel, so this op is synchronous by nature, unlike every other),
  * added in double, and the 1x1 result is copied up to out. The op's time
  * in the timing record runs from its start mark to its end mark on the
  * stream, and the end mark is queued only after this returns, so the copies
  * and the host's sum are inside it. */
-static int seed_reduce(cuk_redop op, float *out, const float *x, const float *y, size_t n)
+static int classic_reduce(cuk_redop op, float *out, const float *x, const float *y, size_t n)
 {
-    unsigned blocks = seed_blocks(n);
-    float *part, host[SEED_BLOCKS];
-    if (gpu_scratch((void **)&part, SEED_BLOCKS * sizeof(float)) != 0)
+    unsigned blocks = classic_blocks(n);
+    float *part, host[CLASSIC_BLOCKS];
+    if (gpu_scratch((void **)&part, CLASSIC_BLOCKS * sizeof(float)) != 0)
         return -1;
     if (y) {
-        GPU_LAUNCH(dot_seed, blocks, SEED_THREADS, 0, x, y, n, part);
+        GPU_LAUNCH(dot_classic, blocks, CLASSIC_THREADS, 0, x, y, n, part);
         op = CUK_RED_SUM;
     } else {
         switch (op) {
         case CUK_RED_SUM:
-        case CUK_RED_MEAN: GPU_LAUNCH(reduce_seed_sum, blocks, SEED_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_NORM: GPU_LAUNCH(reduce_seed_sumsq, blocks, SEED_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_MIN: GPU_LAUNCH(reduce_seed_min, blocks, SEED_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_MAX: GPU_LAUNCH(reduce_seed_max, blocks, SEED_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_MEAN: GPU_LAUNCH(reduce_classic_sum, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_NORM: GPU_LAUNCH(reduce_classic_sumsq, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_MIN: GPU_LAUNCH(reduce_classic_min, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
+        case CUK_RED_MAX: GPU_LAUNCH(reduce_classic_max, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
         case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
         }
     }
     if (gpu_d2h(host, part, blocks * sizeof(float)) != 0)
         return -1;
-    float r = seed_fold(op, host, blocks, n);
+    float r = classic_fold(op, host, blocks, n);
     return gpu_h2d(out, &r, sizeof r);   /* r may go: a small pageable copy is staged before this returns */
 }
 
@@ -313,9 +314,9 @@ extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
 {
     if (n == 0)
         return 0;
-    if (variant_is(VAR_REDUCE, "seed"))
-        return seed_reduce(op, out, in, NULL, n);
-    if (variant_is(VAR_REDUCE, "shuffle"))
+    if (variant_pick(VAR_REDUCE) == VAR_REDUCE_CLASSIC)
+        return classic_reduce(op, out, in, NULL, n);
+    if (variant_pick(VAR_REDUCE) == VAR_REDUCE_SHUFFLE)
         return family_reduce(op, out, in, n, 1);
     return family_reduce(op, out, in, n, 0);
 }
@@ -326,9 +327,9 @@ extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
     float *part;
     if (n == 0)
         return 0;
-    if (variant_is(VAR_REDUCE, "seed"))
-        return seed_reduce(CUK_RED_SUM, out, x, y, n);
-    int shfl = variant_is(VAR_REDUCE, "shuffle");
+    if (variant_pick(VAR_REDUCE) == VAR_REDUCE_CLASSIC)
+        return classic_reduce(CUK_RED_SUM, out, x, y, n);
+    int shfl = variant_pick(VAR_REDUCE) == VAR_REDUCE_SHUFFLE;
     if (first_pass(shfl ? (const void *)reduce_shfl_sum : (const void *)reduce_sum, shfl ? &full.shuffle : &full.grid,
                    n, &grid, &part) != 0)
         return -1;

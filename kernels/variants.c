@@ -4,41 +4,89 @@
 #include "kernels/variants.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/suggest.h"
 
 static const variant_switch table[VAR_COUNT] = {
-    [VAR_COALESCE] = {"coalesce", "naive: matmul", "how the naive product gives the elements of c to a warp", 0, 2,
-                      {{"on", "threadIdx.x walks the columns j: a warp reads b and writes c in consecutive floats"},
-                       {"off", "threadIdx.x walks the rows i: a warp's reads of a and writes of c are a row apart"}}},
-    [VAR_TILE] = {"tile", "tiled: matmul", "the edge T of the tiled product's tiles: T x T threads, T x T tiles of a and b", 1, 3,
-                  {{"8", "64 threads, 0.5 KiB of tiles a block: each element loaded is used 8 times"},
-                   {"16", "256 threads, 2 KiB: the Programming Guide's BLOCK_SIZE, each element used 16 times"},
-                   {"32", "1024 threads (a block's limit), 8 KiB: used 32 times, but only 1 or 2 blocks fit an SM"}}},
-    [VAR_ATILE] = {"atile", "tiled: matmul", "how the tiled product stores a's tile in shared memory", 0, 2,
-                   {{"plain", "as it lies, as[row][k]: a warp's stores go to consecutive banks"},
-                    {"transposed", "as[k][row], the seed's variant: stores a tile width apart, bank conflicts"}}},
-    [VAR_PAD] = {"pad", "tiled: transpose", "the shared-memory transpose's 32x32 tile: padded or not", 0, 2,
-                 {{"on", "32x33 floats: the extra column puts a tile column in 32 different banks"},
-                  {"off", "32x32 floats: a tile column lies in one bank, read 32 times over (bank conflicts)"}}},
-    [VAR_REDUCE] = {"reduce", "tiled, cublas: sum mean norm min max; tiled: dot",
-                    "how the reductions (sum mean norm min max dot) fold their elements", 1, 3,
-                    {{"seed", "the seed's: 32 blocks of 256 threads, a shared tree, partials summed on the host"},
-                     {"grid", "as many blocks as fit on the device at once, the tree, a second pass on the device"},
-                     {"shuffle", "the same grid; each warp folds by __shfl_down_sync, one shared slot per warp"}}},
-    [VAR_ALIGN] = {"align", "fast: matmul", "how fast's product reads rows that are not 16-byte aligned (k or n not a multiple of 4)", 0, 3,
-                   {{"auto", "copies them into zero-padded rows when the copy costs less than the 16-byte copies save"},
-                    {"copy", "always copies them first (a only where the kernel loads a 16 bytes at a time)"},
-                    {"off", "copies every float of them on its own: four times the copies a stage"}}},
-    [VAR_TC] = {"tc", "tf32x3: matmul", "which tensor-core instruction the 3xTF32 product issues", 0, 2,
-                {{"wgmma", "Hopper's warpgroup MMA fed by TMA (on cc 9.0; elsewhere mma.sync)"},
-                 {"mma", "the warp-level mma.sync m16n8k8 of Ampere on, on any GPU with TF32"}}},
-    [VAR_SPREAD] = {"spread", "multi: matmul transpose sum mean norm min max dot",
-                    "which of mode multi's new matrices are cut into row slabs over the GPUs", 0, 2,
-                    {{"large", "64 MiB and more; smaller ones whole on GPU 0 (a fork and join costs more than they save)"},
-                     {"all", "4 MiB and more (parts are whole 2 MiB pages): small matrices' slabs, for lessons and tests"}}},
+    [VAR_COALESCE] =
+        {"coalesce",
+         "naive: matmul",
+         "how the naive product gives the elements of c to a warp",
+         VAR_COALESCE_ON,
+         2,
+         {[VAR_COALESCE_ON] = {"on",
+                               "threadIdx.x walks the columns j: a warp reads b and writes c in consecutive floats"},
+          [VAR_COALESCE_OFF] = {"off",
+                                "threadIdx.x walks the rows i: a warp's reads of a and writes of c are a row apart"}}},
+    [VAR_TILE] =
+        {"tile",
+         "tiled: matmul",
+         "the edge T of the tiled product's tiles: T x T threads, T x T tiles of a and b",
+         VAR_TILE_16,
+         3,
+         {[VAR_TILE_8] = {"8", "64 threads, 0.5 KiB of tiles a block: each element loaded is used 8 times"},
+          [VAR_TILE_16] = {"16", "256 threads, 2 KiB: the Programming Guide's BLOCK_SIZE, each element used 16 times"},
+          [VAR_TILE_32] = {"32",
+                           "1024 threads (a block's limit), 8 KiB: used 32 times, but only 1 or 2 blocks fit an SM"}}},
+    [VAR_ATILE] =
+        {"atile",
+         "tiled: matmul",
+         "how the tiled product stores a's tile in shared memory",
+         VAR_ATILE_PLAIN,
+         2,
+         {[VAR_ATILE_PLAIN] = {"plain", "as it lies, as[row][k]: a warp's stores go to consecutive banks"},
+          [VAR_ATILE_TRANSPOSED] = {"transposed",
+                                    "as[k][row], the classic lecture's: stores a tile width apart, bank conflicts"}}},
+    [VAR_PAD] = {"pad",
+                 "tiled: transpose",
+                 "the shared-memory transpose's 32x32 tile: padded or not",
+                 VAR_PAD_ON,
+                 2,
+                 {[VAR_PAD_ON] = {"on", "32x33 floats: the extra column puts a tile column in 32 different banks"},
+                  [VAR_PAD_OFF] =
+                      {"off", "32x32 floats: a tile column lies in one bank, read 32 times over (bank conflicts)"}}},
+    [VAR_REDUCE] =
+        {"reduce",
+         "tiled, cublas: sum mean norm min max; tiled: dot",
+         "how the reductions (sum mean norm min max dot) fold their elements",
+         VAR_REDUCE_GRID,
+         3,
+         {[VAR_REDUCE_CLASSIC] =
+              {"classic", "the classic lecture's: 32 blocks of 256 threads, a shared tree, partials added on the host"},
+          [VAR_REDUCE_GRID] = {"grid",
+                               "as many blocks as fit on the device at once, the tree, a second pass on the device"},
+          [VAR_REDUCE_SHUFFLE] = {"shuffle",
+                                  "the same grid; each warp folds by __shfl_down_sync, one shared slot per warp"}}},
+    [VAR_ALIGN] =
+        {"align",
+         "fast: matmul",
+         "how fast's product reads rows that are not 16-byte aligned (k or n not a multiple of 4)",
+         VAR_ALIGN_AUTO,
+         3,
+         {[VAR_ALIGN_AUTO] =
+              {"auto", "copies them into zero-padded rows when the copy costs less than the 16-byte copies save"},
+          [VAR_ALIGN_COPY] = {"copy", "always copies them first (a only where the kernel loads a 16 bytes at a time)"},
+          [VAR_ALIGN_OFF] = {"off", "copies every float of them on its own: four times the copies a stage"}}},
+    [VAR_TC] = {"tc",
+                "tf32x3: matmul",
+                "which tensor-core instruction the 3xTF32 product issues",
+                VAR_TC_WGMMA,
+                2,
+                {[VAR_TC_WGMMA] = {"wgmma", "Hopper's warpgroup MMA fed by TMA (on cc 9.0; elsewhere mma.sync)"},
+                 [VAR_TC_MMA] = {"mma", "the warp-level mma.sync m16n8k8 of Ampere on, on any GPU with TF32"}}},
+    [VAR_SPREAD] =
+        {"spread",
+         "multi: matmul transpose sum mean norm min max dot",
+         "which of mode multi's new matrices are cut into row slabs over the GPUs",
+         VAR_SPREAD_LARGE,
+         2,
+         {[VAR_SPREAD_LARGE] =
+              {"large", "64 MiB and more; smaller ones whole on GPU 0 (a fork and join costs more than they save)"},
+          [VAR_SPREAD_ALL] =
+              {"all", "4 MiB and more (parts are whole 2 MiB pages): small matrices' slabs, for lessons and tests"}}},
 };
 
 /* The current value of each switch, as an index into its values. */
@@ -70,9 +118,9 @@ int variant_current(const variant_switch *sw)
     return V.set[sw - table];
 }
 
-const char *variant_value(variant_id id) { return table[id].values[variant_current(&table[id])].value; }
+int variant_pick(variant_id id) { return variant_current(&table[id]); }
 
-int variant_is(variant_id id, const char *value) { return !strcmp(variant_value(id), value); }
+int variant_tile_edge(void) { return atoi(table[VAR_TILE].values[variant_pick(VAR_TILE)].value); }
 
 /* "8, 16 or 32" */
 static const char *choices(const variant_switch *sw, char *buf, size_t cap)

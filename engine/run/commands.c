@@ -695,20 +695,34 @@ static void set_show(const variant_switch *sw)
         out_printf("%c %-*s  %s\n", i == cur ? '*' : ' ', width, sw->values[i].value, sw->values[i].about);
 }
 
-/* Every switch on a line: its value, the values it takes, what it affects. */
+/* "8 16 32": the values switch i takes, into values; their length. */
+static int set_values(int i, char *values, size_t cap)
+{
+    const variant_switch *sw = variant_get(i);
+    size_t n = 0;
+    values[0] = '\0';
+    for (int v = 0; v < sw->nvalues && n < cap; v++)
+        n += (size_t)snprintf(values + n, cap - n, "%s%s", v ? " " : "", sw->values[v].value);
+    return (int)strlen(values);
+}
+
+/* Every switch on a line: its value, the values it takes (a column as wide
+ * as the longest list, and two blanks), what it affects; then the
+ * session's counters setting. */
 static void set_list(const cuk_session *s)
 {
     char values[64];
-    out_printf("  %-9s %-11s %-20s %s\n", "switch", "value", "values", "affects");
+    int width = 0;
+    for (int i = 0; variant_get(i); i++)
+        width = set_values(i, values, sizeof values) > width ? (int)strlen(values) : width;
+    out_printf("  %-9s %-11s %-*s %s\n", "switch", "value", width + 1, "values", "affects");
     for (int i = 0; variant_get(i); i++) {
         const variant_switch *sw = variant_get(i);
-        size_t n = 0;
-        values[0] = '\0';
-        for (int v = 0; v < sw->nvalues && n < sizeof values; v++)
-            n += (size_t)snprintf(values + n, sizeof values - n, "%s%s", v ? " " : "", sw->values[v].value);
-        out_printf("  %-9s %-11s %-20s %s\n", sw->name, sw->values[variant_current(sw)].value, values, sw->affects);
+        set_values(i, values, sizeof values);
+        out_printf("  %-9s %-11s %-*s %s\n", sw->name, sw->values[variant_current(sw)].value, width + 1, values,
+                   sw->affects);
     }
-    out_printf("  %-9s %-11s %-20s %s\n", "counters", s->counters ? "on" : "off", "on off",
+    out_printf("  %-9s %-11s %-*s %s\n", "counters", s->counters ? "on" : "off", width + 1, "on off",
                "every statement: what the GPU counted (count)");
     out_printf("`set NAME` explains a switch, `set NAME VALUE` changes it.\n");
     out_printf("`set kernel timeout S`: a user mode's kernel may run S seconds (now %g) before it is stopped.\n",

@@ -135,7 +135,7 @@ const timing_op *cost_main_op(const timing_cmd *c)
  * as already in force. */
 static int tile_reuse(const cuk_backend *be)
 {
-    int tile = atoi(variant_value(VAR_TILE));
+    int tile = variant_tile_edge();
     int switched = variant_applies(variant_get(VAR_TILE), be->name, "matmul");
     return be->matmul_reuse > 1 && tile > 1 && switched ? tile : be->matmul_reuse;
 }

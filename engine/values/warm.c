@@ -37,14 +37,13 @@ static struct {
 
 void warm_reset(void) { memset(&W, 0, sizeof W); }
 
-/* The variant switches' values, as one number. */
+/* The variant switches' values, as one number: a digit for each. */
 static unsigned long variants_now(void)
 {
-    unsigned long h = 5381;
+    unsigned long v = 0;
     for (int i = 0; i < VAR_COUNT; i++)
-        for (const char *p = variant_value((variant_id)i); *p; p++)
-            h = h * 33 + (unsigned char)*p;
-    return h;
+        v = v * VARIANT_MAX_VALUES + (unsigned long)variant_pick((variant_id)i);
+    return v;
 }
 
 static int mode_warmed(const cuk_backend *be)

@@ -208,13 +208,13 @@ static const struct {
     {"tiled", "set atile transposed", "atile_transposed", V_MATMUL, "matmul_tiled_at<16>", 0, NULL},
     {"tiled", "set atile transposed; set tile 32", "atile_transposed_tile32", V_MATMUL, "matmul_tiled_at<32>", 0, NULL},
     {"tiled", "set pad off", "pad_off", V_TRANSPOSE, "transpose_tiled_nopad", 0, NULL},
-    {"tiled", "set reduce seed", "reduce_seed", V_REDUCE,
-     "reduce_seed_sum reduce_seed_sumsq reduce_seed_min reduce_seed_max dot_seed", 0, NULL},
+    {"tiled", "set reduce classic", "reduce_classic", V_REDUCE,
+     "reduce_classic_sum reduce_classic_sumsq reduce_classic_min reduce_classic_max dot_classic", 0, NULL},
     {"tiled", "set reduce shuffle", "reduce_shuffle", V_REDUCE,
      "reduce_shfl_sum reduce_shfl_sumsq reduce_shfl_min reduce_shfl_max dot_shfl", 0, NULL},
     /* cublas borrows tiled's reductions, all but dot */
-    {"cublas", "set reduce seed", "reduce_seed", V_REDUCE,
-     "reduce_seed_sum reduce_seed_sumsq reduce_seed_min reduce_seed_max", 0, NULL},
+    {"cublas", "set reduce classic", "reduce_classic", V_REDUCE,
+     "reduce_classic_sum reduce_classic_sumsq reduce_classic_min reduce_classic_max", 0, NULL},
     {"cublas", "set reduce shuffle", "reduce_shuffle", V_REDUCE,
      "reduce_shfl_sum reduce_shfl_sumsq reduce_shfl_min reduce_shfl_max", 0, NULL},
     /* fast's products of one row or one column are matrix-vector kernels,
@@ -224,7 +224,7 @@ static const struct {
     {"fast", "set align off", "align_off", V_MATMUL, "fast_sgemm<64x128/32,unaligned>", 2, "fast_pad_rows"},
     {"tf32x3", "set tc mma", "tc_mma", V_MATMUL, "tf32x3_mma", 0, NULL},
 };
-/* Reductions also at 257x1031: enough elements that the seed's 32 blocks
+/* Reductions also at 257x1031: enough elements that the classic 32 blocks
  * walk a grid-stride loop, also with --quick. */
 static const int reduce_mid[2] = {257, 1031};
 
@@ -430,7 +430,7 @@ static void bench_variants(void)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         CHECKF(strstr(captured, rows[i]) != NULL, "no row %s in: %.600s", rows[i], captured);
     CHECKF(!strstr(captured, "pad=") && !strstr(captured, "reduce="), "a switch that A @ B never reads has rows");
-    CHECK(variant_is(VAR_TILE, "32"));
+    CHECK(variant_pick(VAR_TILE) == VAR_TILE_32);
     run_get("set tile 16;", "A");
 }
 
@@ -513,7 +513,7 @@ static void scratch_given_back(void)
  * N = 33 x 1024 gives dot(a, b) = 2 (N-1) N (2N-1) / 6. */
 static void classic_dot(void)
 {
-    static const char *ways[] = {"seed", "grid", "shuffle"};
+    static const char *ways[] = {"classic", "grid", "shuffle"};
     const int n = 33 * 1024;
     char src[64], name[96];
     cuk_matrix *a = mat_new_host(1, n), *b = mat_new_host(1, n);
@@ -535,11 +535,11 @@ static void classic_dot(void)
     variant_reset();
 }
 
-/* The seed's reduction ends on the host, yet it is one timed op like any. */
-static void seed_reduction_timed(void)
+/* The classic reduction ends on the host, yet it is one timed op like any. */
+static void classic_reduction_timed(void)
 {
     static const out_sink sink = {capture, no_flush, NULL};
-    static const char src[] = "mode tiled; A = rand(1000, 1000); set reduce seed; time on; s = sum(A); time off";
+    static const char src[] = "mode tiled; A = rand(1000, 1000); set reduce classic; time on; s = sum(A); time off";
     out_set_sink(&sink);
     run_status st = run_source(oc_s, src, strlen(src), "test", 1, 1);
     out_set_sink(NULL);
@@ -1469,7 +1469,7 @@ int main(int argc, char **argv)
     if (!gpu_usable(&why)) {
         char name[96];
         static const char *cases[] = {"gpu_available", "gpu_modes_resolved", "gpu_kernels_of_borrowing_mode", "gpu_bench_variants", "gpu_ops",
-                                      "gpu_variants", "gpu_classic_dot", "gpu_seed_reduction_timed",
+                                      "gpu_variants", "gpu_classic_dot", "gpu_classic_reduction_timed",
                                       "gpu_random_bit_identical", "gpu_residency", "gpu_pool_reuse", "gpu_out_of_memory",
                                       "gpu_first_product_warmed", "gpu_bench_end_to_end", "gpu_script_queued",
                                       "gpu_fast_reductions", "gpu_fast_reductions_nan", "gpu_fast_elementwise",
@@ -1527,7 +1527,7 @@ int main(int argc, char **argv)
     variant_cases(!quick && !sanitizer, NULL);
     fast_mem_cases();
     classic_dot();
-    check_run("gpu_seed_reduction_timed", seed_reduction_timed);
+    check_run("gpu_classic_reduction_timed", classic_reduction_timed);
     check_run("gpu_random_bit_identical", random_bit_identical);
     check_run("gpu_residency", residency);
     check_run("gpu_pool_reuse", pool_reuse);

@@ -82,12 +82,12 @@ static void typo(const char *name, const char *src, const char *want)
 {
     check_begin(name);
     int before = S->ws.n;
-    const char *tile = variant_value(VAR_TILE), *atile = variant_value(VAR_ATILE), *mode = session_mode_name(S);
+    int tile = variant_pick(VAR_TILE), atile = variant_pick(VAR_ATILE);
+    const char *mode = session_mode_name(S);
     CHECKF(run(src) == RUN_ERROR, "%s did not fail: %s", src, captured);
     CHECKF(strstr(captured, want) != NULL, "%s: no \"%s\" in: %s", src, want, captured);
     CHECKF(S->ws.n == before, "%s changed the workspace", src);
-    CHECKF(!strcmp(variant_value(VAR_TILE), tile) && !strcmp(variant_value(VAR_ATILE), atile), "%s changed a switch",
-           src);
+    CHECKF(variant_pick(VAR_TILE) == tile && variant_pick(VAR_ATILE) == atile, "%s changed a switch", src);
     CHECKF(!strcmp(session_mode_name(S), mode), "%s changed the mode", src);
     check_end();
 }

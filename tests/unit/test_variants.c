@@ -3,15 +3,17 @@
  * ran before there were switches; every value round-trips; a bad name or
  * value is an error that names the choices and changes nothing; the `set`
  * command lists, shows and changes them in any mode, a GPU-only switch on a
- * machine without a GPU included; and the host's part of the seed's
- * reduction (its grid size and the sum of the partials). */
+ * machine without a GPU included; and the host's part of the classic
+ * lecture's reduction (its grid size and the sum of the partials). */
+#include <ctype.h>
 #include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/out.h"
 #include "engine/run/run.h"
 #include "engine/session/session.h"
-#include "kernels/seed_reduce.h"
+#include "kernels/classic_reduce.h"
 #include "kernels/variants.h"
 #include "tests/capture.h"
 #include "tests/check.h"
@@ -29,19 +31,13 @@ static run_status run(const char *src)
 }
 
 /* Every switch's current value, to compare before and after. */
-static void values(const char **v)
+static void values(int *v)
 {
     for (int i = 0; i < VAR_COUNT; i++)
-        v[i] = variant_value((variant_id)i);
+        v[i] = variant_pick((variant_id)i);
 }
 
-static int same_values(const char **a, const char **b)
-{
-    for (int i = 0; i < VAR_COUNT; i++)
-        if (strcmp(a[i], b[i]))
-            return 0;
-    return 1;
-}
+static int same_values(const int *a, const int *b) { return !memcmp(a, b, VAR_COUNT * sizeof *a); }
 
 static void table_well_formed(void)
 {
@@ -53,6 +49,8 @@ static void table_well_formed(void)
         CHECKF(variant_find(sw->name) == sw, "%s is found as another switch", sw->name);
         CHECKF(sw->nvalues >= 2 && sw->nvalues <= VARIANT_MAX_VALUES, "%s has %d values", sw->name, sw->nvalues);
         CHECKF(sw->def >= 0 && sw->def < sw->nvalues, "%s: default %d", sw->name, sw->def);
+        for (int v = sw->nvalues; v < VARIANT_MAX_VALUES; v++)
+            CHECKF(!sw->values[v].value, "%s: a value past its %d", sw->name, sw->nvalues);
         for (int v = 0; v < sw->nvalues; v++) {
             CHECKF(sw->values[v].value && sw->values[v].value[0] && sw->values[v].about && sw->values[v].about[0],
                    "%s: value %d has no name or no line", sw->name, v);
@@ -71,11 +69,11 @@ static void table_well_formed(void)
 static void defaults_are_todays_kernels(void)
 {
     variant_reset();
-    CHECK(variant_is(VAR_TILE, "16"));
-    CHECK(variant_is(VAR_PAD, "on"));
-    CHECK(variant_is(VAR_ATILE, "plain"));
-    CHECK(variant_is(VAR_COALESCE, "on"));
-    CHECK(variant_is(VAR_REDUCE, "grid"));
+    CHECK(variant_pick(VAR_TILE) == VAR_TILE_16 && variant_tile_edge() == 16);
+    CHECK(variant_pick(VAR_PAD) == VAR_PAD_ON);
+    CHECK(variant_pick(VAR_ATILE) == VAR_ATILE_PLAIN);
+    CHECK(variant_pick(VAR_COALESCE) == VAR_COALESCE_ON);
+    CHECK(variant_pick(VAR_REDUCE) == VAR_REDUCE_GRID);
     for (int i = 0; i < VAR_COUNT; i++)
         CHECKF(variant_current(variant_get(i)) == variant_get(i)->def, "%s", variant_get(i)->name);
 }
@@ -83,7 +81,7 @@ static void defaults_are_todays_kernels(void)
 /* Each value of each switch can be set and read back, the others untouched. */
 static void every_value_round_trips(void)
 {
-    const char *before[VAR_COUNT], *after[VAR_COUNT];
+    int before[VAR_COUNT], after[VAR_COUNT];
     for (int i = 0; i < VAR_COUNT; i++) {
         const variant_switch *sw = variant_get(i);
         for (int v = 0; v < sw->nvalues; v++) {
@@ -91,10 +89,10 @@ static void every_value_round_trips(void)
             values(before);
             CHECKF(variant_set(sw->name, sw->values[v].value) == 0, "set %s %s", sw->name, sw->values[v].value);
             values(after);
-            CHECKF(variant_is((variant_id)i, sw->values[v].value) && variant_current(sw) == v, "%s is %s",
-                   sw->name, variant_value((variant_id)i));
+            CHECKF(variant_pick((variant_id)i) == v && variant_current(sw) == v, "%s is %s", sw->name,
+                   sw->values[variant_pick((variant_id)i)].value);
             for (int j = 0; j < VAR_COUNT; j++)
-                CHECKF(j == i || !strcmp(before[j], after[j]), "set %s changed %s", sw->name, variant_get(j)->name);
+                CHECKF(j == i || before[j] == after[j], "set %s changed %s", sw->name, variant_get(j)->name);
         }
     }
     variant_reset();
@@ -111,12 +109,14 @@ static void bad_changes_nothing(void)
         {"tile", "8.0", "set: tile can be 8, 16 or 32, not '8.0'"},
         {"pad", "ON", "set: pad can be on or off, not 'ON': did you mean `on`?"},
         {"pad", "16", "set: pad can be on or off, not '16'"},
-        {"reduce", "", "set: reduce can be seed, grid or shuffle, not ''"},
+        {"reduce", "", "set: reduce can be classic, grid or shuffle, not ''"},
+        {"reduce", "seed", "set: reduce can be classic, grid or shuffle, not 'seed'"},
+        {"atile", "sideways", "set: atile can be plain or transposed, not 'sideways'"},
         {"", "on", "set: no switch ''"},
     };
-    const char *before[VAR_COUNT], *after[VAR_COUNT];
+    int before[VAR_COUNT], after[VAR_COUNT];
     variant_set("tile", "32");
-    variant_set("reduce", "seed");
+    variant_set("reduce", "classic");
     values(before);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cuk_err_clear();
@@ -145,14 +145,15 @@ static void set_command(void)
         CHECKF(strstr(captured, line) && strstr(captured, sw->affects), "`set` lacks '%s': %s", line, captured);
     }
     CHECK(run("set tile 32, set reduce shuffle; set atile transposed") == RUN_OK && captured[0] == '\0');
-    CHECK(variant_is(VAR_TILE, "32") && variant_is(VAR_REDUCE, "shuffle") && variant_is(VAR_ATILE, "transposed"));
+    CHECK(variant_pick(VAR_TILE) == VAR_TILE_32 && variant_tile_edge() == 32 &&
+          variant_pick(VAR_REDUCE) == VAR_REDUCE_SHUFFLE && variant_pick(VAR_ATILE) == VAR_ATILE_TRANSPOSED);
     CHECK(run("set tile") == RUN_OK);
     CHECKF(!strncmp(captured, "tile: ", 6) && strstr(captured, "\n* 32  ") && strstr(captured, "\n  16  ") &&
                strstr(captured, "default 16;"),
            "`set tile`: %s", captured);
     CHECK(run("set") == RUN_OK);
     CHECKF(strstr(captured, "\n  tile      32          8 16 32 ") &&
-               strstr(captured, "\n  reduce    shuffle     seed grid shuffle "),
+               strstr(captured, "\n  reduce    shuffle     classic grid shuffle "),
            "`set` after changes: %s", captured);
     CHECK(run("set tile 16; set reduce grid; set atile plain") == RUN_OK);
     for (int i = 0; i < VAR_COUNT; i++)
@@ -164,7 +165,7 @@ static void set_command(void)
 static void set_without_gpu(void)
 {
     CHECK(run("mode cpu; set coalesce off; set pad off; x = sum(ones(3, 3))") == RUN_OK);
-    CHECK(variant_is(VAR_COALESCE, "off") && variant_is(VAR_PAD, "off"));
+    CHECK(variant_pick(VAR_COALESCE) == VAR_COALESCE_OFF && variant_pick(VAR_PAD) == VAR_PAD_OFF);
     CHECKF(strstr(captured, "x = 9"), "%s", captured);
     CHECK(!strcmp(S->mode->name, "cpu"));
     variant_reset();
@@ -180,11 +181,12 @@ static void set_errors(void)
         {"set tyle 8", "error: set: no switch 'tyle': did you mean `tile`? (switches: coalesce, tile, atile, pad, reduce, align, tc, spread)\n", "\n      ^"},
         {"set tile 12", "error: set: tile can be 8, 16 or 32, not '12'\n", "\n           ^"},
         {"set pad of", "error: set: pad can be on or off, not 'of'\n", "\n          ^"},
+        {"set atile sideways", "error: set: atile can be plain or transposed, not 'sideways'\n", "\n            ^"},
         {"set 8", "error: expected the name of a switch, found a number\n", "\n      ^"},
         {"set tile \"8\"", "error: expected a value for the switch, found a string\n", "\n           ^"},
         {"set tile 8 9", "error: expected an operator or the end of the statement", "\n             ^"},
     };
-    const char *before[VAR_COUNT], *after[VAR_COUNT];
+    int before[VAR_COUNT], after[VAR_COUNT];
     variant_set("tile", "8");
     values(before);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -197,8 +199,8 @@ static void set_errors(void)
     variant_reset();
 }
 
-/* The seed's grid: min(32, ceil(n / 256)) blocks, whatever n is. */
-static void seed_grid(void)
+/* The classic grid: min(32, ceil(n / 256)) blocks, whatever n is. */
+static void classic_grid(void)
 {
     static const struct {
         size_t n;
@@ -206,85 +208,79 @@ static void seed_grid(void)
     } g[] = {{1, 1}, {255, 1}, {256, 1}, {257, 2}, {8191, 32}, {8192, 32}, {8193, 32}, {33 * 1024, 32},
              {(size_t)1 << 40, 32}};
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
-        CHECKF(seed_blocks(g[i].n) == g[i].blocks, "n %zu: %u blocks, want %u", g[i].n, seed_blocks(g[i].n),
+        CHECKF(classic_blocks(g[i].n) == g[i].blocks, "n %zu: %u blocks, want %u", g[i].n, classic_blocks(g[i].n),
                g[i].blocks);
 }
 
 /* The host's last step: the partials added in double, the mean divided by
  * n, the norm's root taken; min and max with NaN winning. */
-static void seed_host_fold(void)
+static void classic_host_fold(void)
 {
     /* 1 + 2^24 + 1 is 2^24 in float, added one at a time; 2^24 + 2 in double */
     const float part[4] = {1.0f, 16777216.0f, 1.0f, -3.0f};
-    CHECK(seed_fold(CUK_RED_SUM, part, 3, 100) == 16777218.0f);
-    CHECK(seed_fold(CUK_RED_SUM, part, 4, 100) == 16777215.0f);
-    CHECK(seed_fold(CUK_RED_MEAN, part, 4, 5) == 3355443.0f);
+    CHECK(classic_fold(CUK_RED_SUM, part, 3, 100) == 16777218.0f);
+    CHECK(classic_fold(CUK_RED_SUM, part, 4, 100) == 16777215.0f);
+    CHECK(classic_fold(CUK_RED_MEAN, part, 4, 5) == 3355443.0f);
     const float sq[2] = {9.0f, 16.0f};
-    CHECK(seed_fold(CUK_RED_NORM, sq, 2, 7) == 5.0f);
-    CHECK(seed_fold(CUK_RED_MIN, part, 4, 4) == -3.0f && seed_fold(CUK_RED_MAX, part, 4, 4) == 16777216.0f);
-    CHECK(seed_fold(CUK_RED_MIN, part, 1, 1) == 1.0f && seed_fold(CUK_RED_SUM, part, 1, 1) == 1.0f);
+    CHECK(classic_fold(CUK_RED_NORM, sq, 2, 7) == 5.0f);
+    CHECK(classic_fold(CUK_RED_MIN, part, 4, 4) == -3.0f && classic_fold(CUK_RED_MAX, part, 4, 4) == 16777216.0f);
+    CHECK(classic_fold(CUK_RED_MIN, part, 1, 1) == 1.0f && classic_fold(CUK_RED_SUM, part, 1, 1) == 1.0f);
     const float with_nan[3] = {1.0f, NAN, -5.0f};
-    CHECK(isnan(seed_fold(CUK_RED_MIN, with_nan, 3, 3)) && isnan(seed_fold(CUK_RED_MAX, with_nan, 3, 3)));
-    CHECK(isnan(seed_fold(CUK_RED_SUM, with_nan, 3, 3)));
+    CHECK(isnan(classic_fold(CUK_RED_MIN, with_nan, 3, 3)) && isnan(classic_fold(CUK_RED_MAX, with_nan, 3, 3)));
+    CHECK(isnan(classic_fold(CUK_RED_SUM, with_nan, 3, 3)));
     const float inf[2] = {INFINITY, -INFINITY};
-    CHECK(seed_fold(CUK_RED_MIN, inf, 2, 2) == -INFINITY && seed_fold(CUK_RED_MAX, inf, 2, 2) == INFINITY);
-    CHECK(isnan(seed_fold(CUK_RED_COUNT, part, 4, 4)));
+    CHECK(classic_fold(CUK_RED_MIN, inf, 2, 2) == -INFINITY && classic_fold(CUK_RED_MAX, inf, 2, 2) == INFINITY);
+    CHECK(isnan(classic_fold(CUK_RED_COUNT, part, 4, 4)));
 }
 
-/* The kernels (which need a GPU to run) read the switches by
- * variant_is(VAR_ID, "value") in the .cu files of kernels/: read those calls
- * from the sources, so that a misspelt value, which would quietly run the default
- * kernel, fails here; and every value other than a default is read by some
- * kernel. */
-static void kernels_read_every_value(void)
+/* Append the .cu and .cuh files under dir, its subfolders included, to
+ * text[*len..cap). */
+static void read_cuda_sources(const char *dir, char *text, size_t *len, size_t cap)
 {
-    static const char *ids[VAR_COUNT] = {[VAR_COALESCE] = "VAR_COALESCE", [VAR_TILE] = "VAR_TILE",
-                                         [VAR_ATILE] = "VAR_ATILE", [VAR_PAD] = "VAR_PAD",
-                                         [VAR_REDUCE] = "VAR_REDUCE", [VAR_ALIGN] = "VAR_ALIGN",
-                                         [VAR_TC] = "VAR_TC",
-                                         [VAR_SPREAD] = "VAR_SPREAD"};
-    int read[VAR_COUNT][VARIANT_MAX_VALUES] = {{0}}, calls = 0;
-    for (int i = 0; i < VAR_COUNT; i++)
-        CHECKF(ids[i] != NULL, "switch %d (%s) has no name in this test's ids[]", i, variant_get(i)->name);
-    DIR *d = opendir("kernels");
+    DIR *d = opendir(dir);
     struct dirent *e;
-    CHECK(d != NULL);
+    CHECKF(d != NULL, "cannot open %s", dir);
     while (d && (e = readdir(d))) {
-        static char text[1 << 18];
-        char path[300];
-        size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
+        char path[512];
+        struct stat st;
+        const char *dot = strrchr(e->d_name, '.');
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.' && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            read_cuda_sources(path, text, len, cap);
+        if (!dot || (strcmp(dot, ".cu") && strcmp(dot, ".cuh")))
             continue;
-        snprintf(path, sizeof path, "kernels/%s", e->d_name);
         FILE *f = fopen(path, "r");
-        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        *len += f ? fread(text + *len, 1, cap - 1 - *len, f) : 0;
         if (f)
             fclose(f);
-        text[n] = '\0';
-        CHECKF(n < sizeof text - 1, "%s is too long for this test's buffer", path);
-        for (const char *p = text; (p = strstr(p, "variant_is(VAR_")); p++) {
-            char id[32], value[32];
-            if (sscanf(p, "variant_is(%31[A-Z_], \"%31[^\"]\")", id, value) != 2)
-                continue; /* the declaration, or a call spelt otherwise */
-            int sw = -1, v = -1;
-            calls++;
-            for (int i = 0; i < VAR_COUNT; i++)
-                sw = ids[i] && !strcmp(ids[i], id) ? i : sw;
-            CHECKF(sw >= 0, "%s: no switch %s", path, id);
-            for (int i = 0; sw >= 0 && i < variant_get(sw)->nvalues; i++)
-                v = !strcmp(variant_get(sw)->values[i].value, value) ? i : v;
-            CHECKF(v >= 0, "%s: %s has no value \"%s\"", path, id, value);
-            if (sw >= 0 && v >= 0)
-                read[sw][v] = 1;
-        }
+        CHECKF(*len < cap - 1, "the CUDA sources of kernels/ are too long for this test's buffer");
     }
     if (d)
         closedir(d);
-    CHECKF(calls > 0, "no variant_is calls found in the .cu files of kernels/");
-    for (int i = 0; calls && i < VAR_COUNT; i++)
-        for (int v = 0; v < variant_get(i)->nvalues; v++)
-            CHECKF(read[i][v] || v == variant_get(i)->def, "no kernel reads %s %s", variant_get(i)->name,
-                   variant_get(i)->values[v].value);
+}
+
+/* The kernels (which need a GPU to run) read the switches by comparing
+ * variant_pick(VAR_ID) with the constants of its values, VAR_ID_VALUE
+ * (tests/names.py checks that each constant stands for its value): read
+ * the CUDA sources under kernels/, so that a value no kernel reads, which
+ * would quietly run the default kernel, fails here. */
+static void kernels_read_every_value(void)
+{
+    static char text[1 << 21];
+    size_t len = 0;
+    read_cuda_sources("kernels", text, &len, sizeof text);
+    text[len] = '\0';
+    for (int i = 0; i < VAR_COUNT; i++) {
+        const variant_switch *sw = variant_get(i);
+        for (int v = 0; v < sw->nvalues; v++) {
+            char constant[64], *c = constant;
+            snprintf(constant, sizeof constant, "VAR_%s_%s", sw->name, sw->values[v].value);
+            for (; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            CHECKF(v == sw->def || strstr(text, constant), "no kernel reads %s %s (%s)", sw->name, sw->values[v].value,
+                   constant);
+        }
+    }
 }
 
 /* Which (mode, operation) each switch changes, read from its affects line:
@@ -315,8 +311,8 @@ int main(void)
     RUN(set_command);
     RUN(set_without_gpu);
     RUN(set_errors);
-    RUN(seed_grid);
-    RUN(seed_host_fold);
+    RUN(classic_grid);
+    RUN(classic_host_fold);
     RUN(kernels_read_every_value);
     RUN(applies);
     session_free(S);
