@@ -60,7 +60,7 @@ static float *stream_new(uint64_t stream, cuk_matrix **keep)
 }
 
 static int run_copy(streams *s) { return host_copy(s->z, s->x, STREAM_FLOATS * sizeof(float)); }
-static int run_sum(streams *s) { return blas->reduce(CUK_RED_SUM, &s->r, s->x, STREAM_FLOATS); }
+static int run_sum(streams *s) { return blas->reduce[CUK_RED_SUM](&s->r, s->x, STREAM_FLOATS); }
 static int run_dot(streams *s) { return blas->dot(&s->r, s->x, s->y, STREAM_FLOATS); }
 static int run_add(streams *s)
 {

@@ -44,7 +44,7 @@ static int run_work(void *ctx, int rep)
     const float *in = x + at;
     float *res = z + at - (w->out_at_0 ? w->off : 0); /* an elementwise op's or a copy's result */
     switch (w->kind) {
-    case W_REDUCE: mode_enter(mode_find("fast")); return fast->reduce((cuk_redop)w->op, out, in, w->n);
+    case W_REDUCE: mode_enter(mode_find("fast")); return fast->reduce[w->op](out, in, w->n);
     case W_DOT: mode_enter(mode_find("fast")); return fast->dot(out, in, y + at, w->n);
     case W_SDOT: mode_enter(mode_find("cublas")); return cublas->dot(out, in, y + at, w->n);
     case W_COPY: return gpu_d2d(res, in, w->n * sizeof(float));

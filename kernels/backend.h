@@ -48,8 +48,9 @@ typedef int cuk_matmul_fn(float *c, const float *a, const float *b, int m, int n
 typedef int cuk_transpose_fn(float *out, const float *in, int rows, int cols);
 typedef int cuk_ewise_fn(cuk_ewop op, float *out, cuk_arg a, cuk_arg b, size_t n);
 typedef int cuk_unary_fn(cuk_unop op, float *out, const float *in, size_t n);
-/* out is one float where the backend's buffers live */
-typedef int cuk_reduce_fn(cuk_redop op, float *out, const float *in, size_t n);
+/* out is one float where the backend's buffers live; one function per kind
+ * of reduction (sum, mean, ...: the slots of cuk_ops.reduce) */
+typedef int cuk_reduce_fn(float *out, const float *in, size_t n);
 typedef int cuk_dot_fn(float *out, const float *x, const float *y, size_t n);
 typedef int cuk_fill_fn(float *out, float v, size_t n);
 typedef int cuk_eye_fn(float *out, int rows, int cols);
@@ -61,13 +62,15 @@ typedef int cuk_random_fn(cuk_dist dist, float *out, size_t n, uint64_t seed, ui
 typedef int cuk_copy2d_fn(float *dst, size_t dld, const float *src, size_t sld, int rows, int cols);
 
 /* What a backend implements. In the table a mode may leave an entry NULL:
- * it is then taken from its base mode when the table is resolved. */
+ * it is then taken from its base mode when the table is resolved. Each
+ * kind of reduction is an entry of its own, so a mode may give one kind
+ * and take the others from its base. */
 typedef struct {
     cuk_matmul_fn *matmul;
     cuk_transpose_fn *transpose;
     cuk_ewise_fn *ewise;
     cuk_unary_fn *unary;
-    cuk_reduce_fn *reduce;
+    cuk_reduce_fn *reduce[CUK_RED_COUNT];
     cuk_dot_fn *dot;
     cuk_fill_fn *fill;
     cuk_eye_fn *eye;
@@ -138,6 +141,9 @@ const cuk_backend *mode_find(const char *name);
 const char *mode_suggest(const char *name, char *buf, size_t cap);
 /* The reference mode (cpu). */
 const cuk_backend *mode_reference(void);
+/* Fill every entry m leaves empty from b, each reduction's kind on its
+ * own: what resolving the table does along each row's base chain. */
+void mode_inherit(cuk_ops *m, const cuk_ops *b);
 /* 1 if usable now; otherwise 0 and *why says why not. */
 int mode_available(const cuk_backend *m, const char **why);
 /* NULL if a GPU of compute capability cc_major.cc_minor runs mode m (its

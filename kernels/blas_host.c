@@ -20,7 +20,7 @@
 cuk_transpose_fn blas_transpose;
 cuk_ewise_fn blas_ewise;
 cuk_unary_fn blas_unary;
-cuk_reduce_fn blas_reduce;
+cuk_reduce_fn blas_reduce_sum, blas_reduce_mean, blas_reduce_norm, blas_reduce_min, blas_reduce_max;
 cuk_dot_fn blas_dot;
 cuk_fill_fn blas_fill;
 cuk_eye_fn blas_eye;
@@ -249,16 +249,21 @@ static int parallel_extreme(const float *x, size_t n, int want_max, float *out)
     return 0;
 }
 
-int blas_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* sum, mean or norm (op) of in: one sum, of the squares for norm. */
+static int parallel_summed(cuk_redop op, float *out, const float *in, size_t n)
 {
     double acc;
-    if (op == CUK_RED_MIN || op == CUK_RED_MAX)
-        return parallel_extreme(in, n, op == CUK_RED_MAX, out);
     if (parallel_sum(in, op == CUK_RED_NORM ? in : NULL, n, &acc) != 0)
         return -1;
-    *out = (float)(op == CUK_RED_SUM ? acc : op == CUK_RED_MEAN ? acc / (double)n : sqrt(acc));
+    *out = cuk_sum_end(op, acc, n);
     return 0;
 }
+
+int blas_reduce_sum(float *out, const float *in, size_t n) { return parallel_summed(CUK_RED_SUM, out, in, n); }
+int blas_reduce_mean(float *out, const float *in, size_t n) { return parallel_summed(CUK_RED_MEAN, out, in, n); }
+int blas_reduce_norm(float *out, const float *in, size_t n) { return parallel_summed(CUK_RED_NORM, out, in, n); }
+int blas_reduce_min(float *out, const float *in, size_t n) { return parallel_extreme(in, n, 0, out); }
+int blas_reduce_max(float *out, const float *in, size_t n) { return parallel_extreme(in, n, 1, out); }
 
 int blas_dot(float *out, const float *x, const float *y, size_t n)
 {

@@ -6,7 +6,6 @@
 #ifndef CUK_CLASSIC_REDUCE_H
 #define CUK_CLASSIC_REDUCE_H
 
-#include <math.h>
 #include <stddef.h>
 
 #include "kernels/backend.h"
@@ -33,15 +32,7 @@ static inline float classic_fold(cuk_redop op, const float *part, unsigned np, s
         sum += part[i];
         ext = op == CUK_RED_MIN ? cuk_min_nan(ext, part[i]) : cuk_max_nan(ext, part[i]);
     }
-    switch (op) {
-    case CUK_RED_SUM: return (float)sum;
-    case CUK_RED_MEAN: return (float)(sum / (double)n);
-    case CUK_RED_NORM: return (float)sqrt(sum);
-    case CUK_RED_MIN:
-    case CUK_RED_MAX: return ext;
-    case CUK_RED_COUNT: break;
-    }
-    return NAN;
+    return op == CUK_RED_MIN || op == CUK_RED_MAX ? ext : cuk_sum_end(op, sum, n);
 }
 
 #endif

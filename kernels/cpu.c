@@ -18,7 +18,7 @@ cuk_matmul_fn cpu_matmul;
 cuk_transpose_fn cpu_transpose;
 cuk_ewise_fn cpu_ewise;
 cuk_unary_fn cpu_unary;
-cuk_reduce_fn cpu_reduce;
+cuk_reduce_fn cpu_reduce_sum, cpu_reduce_mean, cpu_reduce_norm, cpu_reduce_min, cpu_reduce_max;
 cuk_dot_fn cpu_dot;
 cuk_fill_fn cpu_fill;
 cuk_eye_fn cpu_eye;
@@ -148,16 +148,21 @@ static int extreme_of(const float *in, size_t n, int want_max, float *out)
     return 0;
 }
 
-int cpu_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* sum, mean or norm (op) of in: one sum, of the squares for norm. */
+static int summed(cuk_redop op, float *out, const float *in, size_t n)
 {
     double acc;
-    if (op == CUK_RED_MIN || op == CUK_RED_MAX)
-        return extreme_of(in, n, op == CUK_RED_MAX, out);
     if (sum_of(in, op == CUK_RED_NORM ? in : NULL, n, &acc) != 0)
         return -1;
-    *out = (float)(op == CUK_RED_SUM ? acc : op == CUK_RED_MEAN ? acc / (double)n : sqrt(acc));
+    *out = cuk_sum_end(op, acc, n);
     return 0;
 }
+
+int cpu_reduce_sum(float *out, const float *in, size_t n) { return summed(CUK_RED_SUM, out, in, n); }
+int cpu_reduce_mean(float *out, const float *in, size_t n) { return summed(CUK_RED_MEAN, out, in, n); }
+int cpu_reduce_norm(float *out, const float *in, size_t n) { return summed(CUK_RED_NORM, out, in, n); }
+int cpu_reduce_min(float *out, const float *in, size_t n) { return extreme_of(in, n, 0, out); }
+int cpu_reduce_max(float *out, const float *in, size_t n) { return extreme_of(in, n, 1, out); }
 
 int cpu_dot(float *out, const float *x, const float *y, size_t n)
 {

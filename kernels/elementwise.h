@@ -19,6 +19,22 @@
 ELEMENTWISE_FN float cuk_min_nan(float x, float y) { return (x < y || x != x) ? x : y; }
 ELEMENTWISE_FN float cuk_max_nan(float x, float y) { return (x > y || x != x) ? x : y; }
 
+/* What a sum becomes in the reductions that sum: the sum itself, the mean
+ * of n elements, or the root of a sum of squares (norm); NaN for the
+ * others. */
+ELEMENTWISE_FN float cuk_sum_end(cuk_redop op, double sum, size_t n)
+{
+    switch (op) {
+    case CUK_RED_SUM: return (float)sum;
+    case CUK_RED_MEAN: return (float)(sum / (double)n);
+    case CUK_RED_NORM: return (float)sqrt(sum);
+    case CUK_RED_MIN:
+    case CUK_RED_MAX:
+    case CUK_RED_COUNT: break;
+    }
+    return NAN;
+}
+
 /* Every operation has its case; an op outside the enum gives NaN, never a
  * plausible number. */
 ELEMENTWISE_FN float cuk_ewise_one(cuk_ewop op, float x, float y)

@@ -25,7 +25,11 @@
 #include "kernels/gpu_fold.h"
 
 /* The entry points of mode fast (modes.c). */
-extern "C" cuk_reduce_fn fast_reduce;
+extern "C" cuk_reduce_fn fast_reduce_sum;
+extern "C" cuk_reduce_fn fast_reduce_mean;
+extern "C" cuk_reduce_fn fast_reduce_norm;
+extern "C" cuk_reduce_fn fast_reduce_min;
+extern "C" cuk_reduce_fn fast_reduce_max;
 extern "C" cuk_dot_fn fast_dot;
 extern "C" cuk_transpose_fn fast_transpose;
 extern "C" cuk_ewise_fn fast_ewise;
@@ -247,24 +251,23 @@ static int reduce_grid(size_t n, reduce_launch *l)
 #define REDUCE_LAUNCH(K, x, y, sp, fin, n) \
     GPU_LAUNCH(K, l.grid, GPU_THREADS, 0, x, y, sp, l.part, out, fin, n)
 
-extern "C" int fast_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    reduce_launch l;
-    if (n == 0)
-        return 0;
-    if (reduce_grid(n, &l) != 0)
-        return -1;
-    vec_split sp = split_of(in, n);
-    switch (op) {
-    case CUK_RED_SUM: REDUCE_LAUNCH(reduce_fast_sum, in, in, sp, FIN_NONE, n); break;
-    case CUK_RED_MEAN: REDUCE_LAUNCH(reduce_fast_sum, in, in, sp, FIN_MEAN, n); break;
-    case CUK_RED_NORM: REDUCE_LAUNCH(reduce_fast_sumsq, in, in, sp, FIN_SQRT, n); break;
-    case CUK_RED_MIN: REDUCE_LAUNCH(reduce_fast_min, in, in, sp, FIN_NONE, n); break;
-    case CUK_RED_MAX: REDUCE_LAUNCH(reduce_fast_max, in, in, sp, FIN_NONE, n); break;
-    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
+/* fast's reduction of one kind: one pass of kernel K over in, ending in fin. */
+#define FAST_REDUCE(kind, K, fin)                                            \
+    extern "C" int fast_reduce_##kind(float *out, const float *in, size_t n) \
+    {                                                                        \
+        reduce_launch l;                                                     \
+        if (n == 0)                                                          \
+            return 0;                                                        \
+        if (reduce_grid(n, &l) != 0)                                         \
+            return -1;                                                       \
+        REDUCE_LAUNCH(K, in, in, split_of(in, n), fin, n);                   \
+        return 0;                                                            \
     }
-    return 0;
-}
+FAST_REDUCE(sum, reduce_fast_sum, FIN_NONE)
+FAST_REDUCE(mean, reduce_fast_sum, FIN_MEAN)
+FAST_REDUCE(norm, reduce_fast_sumsq, FIN_SQRT)
+FAST_REDUCE(min, reduce_fast_min, FIN_NONE)
+FAST_REDUCE(max, reduce_fast_max, FIN_NONE)
 
 extern "C" int fast_dot(float *out, const float *x, const float *y, size_t n)
 {

@@ -45,7 +45,11 @@ cuk_matmul_fn multi_matmul;
 cuk_transpose_fn multi_transpose;
 cuk_ewise_fn multi_ewise;
 cuk_unary_fn multi_unary;
-cuk_reduce_fn multi_reduce;
+cuk_reduce_fn multi_reduce_sum;
+cuk_reduce_fn multi_reduce_mean;
+cuk_reduce_fn multi_reduce_norm;
+cuk_reduce_fn multi_reduce_min;
+cuk_reduce_fn multi_reduce_max;
 cuk_dot_fn multi_dot;
 cuk_fill_fn multi_fill;
 cuk_eye_fn multi_eye;
@@ -57,7 +61,11 @@ int multi_setup(int step, char *what, size_t cap);
 /* The kernels each GPU runs on its share. */
 cuk_ewise_fn fast_ewise;
 cuk_unary_fn fast_unary;
-cuk_reduce_fn fast_reduce;
+cuk_reduce_fn fast_reduce_sum;
+cuk_reduce_fn fast_reduce_mean;
+cuk_reduce_fn fast_reduce_norm;
+cuk_reduce_fn fast_reduce_min;
+cuk_reduce_fn fast_reduce_max;
 cuk_dot_fn fast_dot;
 cuk_fill_fn gpu_fill;
 cuk_copy2d_fn gpu_copy2d;
@@ -607,20 +615,32 @@ template <typename F> static int reduce_shares(const shares *s, float *out, int 
     return join_all(rc);
 }
 
-/* The partial of a share for op: min, max and norm reduce alike; sum and
- * mean are sums until combined. */
-static cuk_redop partial_op(cuk_redop op) { return op == CUK_RED_MEAN ? CUK_RED_SUM : op; }
-
-extern "C" int multi_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* A reduction combined as op: fast's `whole` where one GPU holds all of in,
+ * else `part` on each share (its partial), the partials combined. */
+static int multi_reduction(cuk_redop op, cuk_reduce_fn *whole, cuk_reduce_fn *part, float *out, const float *in,
+                           size_t n)
 {
     shares s;
     shares_of(in, n, &s);
     if (s.n == 1 && s.gpu[0] == 0)
-        return multi_ready() != 0 ? -1 : fast_reduce(op, out, in, n);
+        return multi_ready() != 0 ? -1 : whole(out, in, n);
     return reduce_shares(&s, out, op, n, [&](int i, float *slot) {
-        return fast_reduce(partial_op(op), slot, in + s.first[i], s.count[i]);
+        return part(slot, in + s.first[i], s.count[i]);
     });
 }
+
+/* Each kind with the partial its shares give: min, max and norm reduce
+ * alike; a mean's shares are sums until combined. */
+#define MULTI_REDUCE(kind, op, partial)                                                    \
+    extern "C" int multi_reduce_##kind(float *out, const float *in, size_t n)              \
+    {                                                                                      \
+        return multi_reduction(op, fast_reduce_##kind, fast_reduce_##partial, out, in, n); \
+    }
+MULTI_REDUCE(sum, CUK_RED_SUM, sum)
+MULTI_REDUCE(mean, CUK_RED_MEAN, sum)
+MULTI_REDUCE(norm, CUK_RED_NORM, norm)
+MULTI_REDUCE(min, CUK_RED_MIN, min)
+MULTI_REDUCE(max, CUK_RED_MAX, max)
 
 extern "C" int multi_dot(float *out, const float *x, const float *y, size_t n)
 {
@@ -652,8 +672,11 @@ static int first_ops(int g)
     rc = rc ? rc : gpu_random_from(CUK_RAND_UNIFORM, y, 0, nn, 1, 1);
     rc = rc ? rc : fast_ewise((cuk_ewop)0, z, ax, ay, nn);
     rc = rc ? rc : fast_unary((cuk_unop)0, z, x, nn);
+    cuk_reduce_fn *const reduce[] = {fast_reduce_sum, fast_reduce_mean, fast_reduce_norm, fast_reduce_min,
+                                     fast_reduce_max}; /* each kind, in cuk_redop's order */
+    static_assert(sizeof reduce / sizeof reduce[0] == CUK_RED_COUNT, "a share runs every kind of reduction");
     for (int r = 0; r < CUK_RED_COUNT && !rc; r++)
-        rc = fast_reduce((cuk_redop)r, one, x, nn);
+        rc = reduce[r](one, x, nn);
     rc = rc ? rc : fast_dot(one, x, y, nn);
     rc = rc ? rc : gpu_fill(z, 1.0f, nn);
     rc = rc ? rc : gpu_eye_rows(z, FIRST_N, 0, FIRST_N);

@@ -12,7 +12,11 @@
 /* The entry points of mode naive (modes.c). */
 extern "C" cuk_matmul_fn naive_matmul;
 extern "C" cuk_transpose_fn naive_transpose;
-extern "C" cuk_reduce_fn naive_reduce;
+extern "C" cuk_reduce_fn naive_reduce_sum;
+extern "C" cuk_reduce_fn naive_reduce_mean;
+extern "C" cuk_reduce_fn naive_reduce_norm;
+extern "C" cuk_reduce_fn naive_reduce_min;
+extern "C" cuk_reduce_fn naive_reduce_max;
 extern "C" cuk_dot_fn naive_dot;
 
 #define BLOCK 16   /* matmul: 16 x 16 threads, one per element of C */
@@ -193,12 +197,11 @@ static int naive_sum(cuk_redop op, float *out, const float *x, const float *y, s
     return 0;
 }
 
-extern "C" int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
+/* out = the least (op CUK_RED_MIN) or greatest (CUK_RED_MAX) element of in. */
+static int naive_extreme(cuk_redop op, float *out, const float *in, size_t n)
 {
     naive_acc *acc;
     int is_max = op == CUK_RED_MAX;
-    if (op != CUK_RED_MIN && op != CUK_RED_MAX)
-        return naive_sum(op, out, in, op == CUK_RED_NORM ? in : NULL, n);
     if (n == 0)
         return 0;
     if (fresh_acc(&acc, is_max) != 0)
@@ -206,6 +209,31 @@ extern "C" int naive_reduce(cuk_redop op, float *out, const float *in, size_t n)
     GPU_LAUNCH(minmax_naive, gpu_grid_1d(n), GPU_THREADS, 0, in, n, is_max, acc);
     GPU_LAUNCH(naive_finish, 1, 1, 0, out, acc, op, n);
     return 0;
+}
+
+extern "C" int naive_reduce_sum(float *out, const float *in, size_t n)
+{
+    return naive_sum(CUK_RED_SUM, out, in, NULL, n);
+}
+
+extern "C" int naive_reduce_mean(float *out, const float *in, size_t n)
+{
+    return naive_sum(CUK_RED_MEAN, out, in, NULL, n);
+}
+
+extern "C" int naive_reduce_norm(float *out, const float *in, size_t n)
+{
+    return naive_sum(CUK_RED_NORM, out, in, in, n);
+}
+
+extern "C" int naive_reduce_min(float *out, const float *in, size_t n)
+{
+    return naive_extreme(CUK_RED_MIN, out, in, n);
+}
+
+extern "C" int naive_reduce_max(float *out, const float *in, size_t n)
+{
+    return naive_extreme(CUK_RED_MAX, out, in, n);
 }
 
 extern "C" int naive_dot(float *out, const float *x, const float *y, size_t n)

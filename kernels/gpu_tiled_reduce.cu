@@ -15,14 +15,17 @@
 
 #include <math.h>
 
-#include "base/error.h"
 #include "kernels/elementwise.h"
 #include "kernels/gpu_fold.h"
 #include "kernels/classic_reduce.h"
 #include "kernels/variants.h"
 
 /* The entry points of mode tiled (modes.c). */
-extern "C" cuk_reduce_fn tiled_reduce;
+extern "C" cuk_reduce_fn tiled_reduce_sum;
+extern "C" cuk_reduce_fn tiled_reduce_mean;
+extern "C" cuk_reduce_fn tiled_reduce_norm;
+extern "C" cuk_reduce_fn tiled_reduce_min;
+extern "C" cuk_reduce_fn tiled_reduce_max;
 extern "C" cuk_dot_fn tiled_dot;
 
 /* What the last thread does with the final value. */
@@ -105,37 +108,30 @@ static __global__ void dot_classic(const float *x, const float *y, size_t n, flo
     classic_tree<K_DOT>(x, y, n, part);
 }
 
-/* out = op of x, or the dot product x.y when y is set, the classic way. The
- * last step runs on the host: the partials are copied back (gpu_d2h waits
- * for the kernel, so this op is synchronous by nature, unlike every other),
+/* out = the reduction of x (of x*y for dot) the classic lecture's way: the
+ * blocks of kernel write their partials, which are folded as op. The last
+ * step runs on the host: the partials are copied back (gpu_d2h waits for
+ * the kernel, so this op is synchronous by nature, unlike every other),
  * added in double, and the 1x1 result is copied up to out. The op's time
  * in the timing record runs from its start mark to its end mark on the
  * stream, and the end mark is queued only after this returns, so the copies
  * and the host's sum are inside it. */
-static int classic_reduce(cuk_redop op, float *out, const float *x, const float *y, size_t n)
+template <typename K>
+static int classic_reduce(K kernel, const char *name, cuk_redop op, float *out, const float *x, const float *y,
+                          size_t n)
 {
     unsigned blocks = classic_blocks(n);
     float *part, host[CLASSIC_BLOCKS];
     if (gpu_scratch((void **)&part, CLASSIC_BLOCKS * sizeof(float)) != 0)
         return -1;
-    if (y) {
-        GPU_LAUNCH(dot_classic, blocks, CLASSIC_THREADS, 0, x, y, n, part);
-        op = CUK_RED_SUM;
-    } else {
-        switch (op) {
-        case CUK_RED_SUM:
-        case CUK_RED_MEAN: GPU_LAUNCH(reduce_classic_sum, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_NORM: GPU_LAUNCH(reduce_classic_sumsq, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_MIN: GPU_LAUNCH(reduce_classic_min, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_MAX: GPU_LAUNCH(reduce_classic_max, blocks, CLASSIC_THREADS, 0, x, y, n, part); break;
-        case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);
-        }
-    }
+    if (gpu_launch(kernel, name, blocks, CLASSIC_THREADS, 0, __FILE__, __LINE__, x, y, n, part) != 0)
+        return -1;
     if (gpu_d2h(host, part, blocks * sizeof(float)) != 0)
         return -1;
     float r = classic_fold(op, host, blocks, n);
     return gpu_h2d(out, &r, sizeof r);   /* r may go: a small pageable copy is staged before this returns */
 }
+#define CLASSIC_REDUCE(kernel, ...) classic_reduce(kernel, #kernel, __VA_ARGS__)
 
 /* --- grid: a device-sized grid, the tree, a second pass on the device ---------- */
 
@@ -274,52 +270,48 @@ static struct {
     int grid, shuffle;
 } full;
 
-/* Two passes: many blocks write one partial each, then one block folds the
- * partials (a sum of squares folds as a plain sum) and applies fin. */
-#define TWO_PASSES(first, fold, fin)                                                                   \
-    do {                                                                                               \
-        GPU_LAUNCH(first, grid, GPU_THREADS, 0, in, n, part, FIN_NONE, n);                             \
-        GPU_LAUNCH(fold, 1, GPU_THREADS, 0, part, (size_t)grid, out, fin, n);                          \
-    } while (0)
-
-/* The five reductions through one family of first-pass kernels, named
- * P##sum, P##sumsq, P##min, P##max (P is reduce_ or reduce_shfl_). */
-#define FAMILY_PASSES(P)                                                              \
-    switch (op) {                                                                     \
-    case CUK_RED_SUM: TWO_PASSES(P##sum, P##sum, FIN_NONE); break;                    \
-    case CUK_RED_MEAN: TWO_PASSES(P##sum, P##sum, FIN_MEAN); break;                   \
-    case CUK_RED_NORM: TWO_PASSES(P##sumsq, P##sum, FIN_SQRT); break;                 \
-    case CUK_RED_MIN: TWO_PASSES(P##min, P##min, FIN_NONE); break;                    \
-    case CUK_RED_MAX: TWO_PASSES(P##max, P##max, FIN_NONE); break;                    \
-    case CUK_RED_COUNT: return cuk_err("internal error: reduction %d", (int)op);      \
-    }
-
-/* A reduction by the grid (tree) or shuffle family: a first pass of many
- * blocks, then one block over their partials. */
-static int family_reduce(cuk_redop op, float *out, const float *in, size_t n, int shuffle)
+/* Two passes: many blocks of `first` write one partial each, then one
+ * block of `fold` folds the partials (a sum of squares folds as a plain
+ * sum) and applies fin. The blocks of the first pass are those of the
+ * family's sum kernel (probe): the kernels of a family have the same shape. */
+template <typename K>
+static int two_passes(K first, const char *first_name, K fold, const char *fold_name, const void *probe, int *fits,
+                      int fin, float *out, const float *in, size_t n)
 {
     unsigned grid;
     float *part;
-    const void *first = shuffle ? (const void *)reduce_shfl_sum : (const void *)reduce_sum;
-    if (first_pass(first, shuffle ? &full.shuffle : &full.grid, n, &grid, &part) != 0)
+    if (first_pass(probe, fits, n, &grid, &part) != 0)
         return -1;
-    if (shuffle)
-        FAMILY_PASSES(reduce_shfl_)
-    else
-        FAMILY_PASSES(reduce_)
-    return 0;
+    if (gpu_launch(first, first_name, grid, GPU_THREADS, 0, __FILE__, __LINE__, in, n, part, FIN_NONE, n) != 0)
+        return -1;
+    return gpu_launch(fold, fold_name, 1, GPU_THREADS, 0, __FILE__, __LINE__, (const float *)part, (size_t)grid, out,
+                      fin, n);
 }
+#define TREE_PASSES(first, fold, ...) \
+    two_passes(first, #first, fold, #fold, (const void *)reduce_sum, &full.grid, __VA_ARGS__)
+#define SHFL_PASSES(first, fold, ...) \
+    two_passes(first, #first, fold, #fold, (const void *)reduce_shfl_sum, &full.shuffle, __VA_ARGS__)
 
-extern "C" int tiled_reduce(cuk_redop op, float *out, const float *in, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (variant_pick(VAR_REDUCE) == VAR_REDUCE_CLASSIC)
-        return classic_reduce(op, out, in, NULL, n);
-    if (variant_pick(VAR_REDUCE) == VAR_REDUCE_SHUFFLE)
-        return family_reduce(op, out, in, n, 1);
-    return family_reduce(op, out, in, n, 0);
-}
+/* tiled's reduction of one kind in the way `set reduce` picks: classic's
+ * kernel (P: its pass, reduce_classic_P) with its partials folded on the
+ * host as op, or grid's or shuffle's two passes (P, then FOLD over the
+ * partials) ending in fin. */
+#define TILED_REDUCE(kind, op, P, FOLD, fin)                                                               \
+    extern "C" int tiled_reduce_##kind(float *out, const float *in, size_t n)                              \
+    {                                                                                                      \
+        if (n == 0)                                                                                        \
+            return 0;                                                                                      \
+        switch (variant_pick(VAR_REDUCE)) {                                                                \
+        case VAR_REDUCE_CLASSIC: return CLASSIC_REDUCE(reduce_classic_##P, op, out, in, NULL, n);          \
+        case VAR_REDUCE_SHUFFLE: return SHFL_PASSES(reduce_shfl_##P, reduce_shfl_##FOLD, fin, out, in, n); \
+        default: return TREE_PASSES(reduce_##P, reduce_##FOLD, fin, out, in, n);                           \
+        }                                                                                                  \
+    }
+TILED_REDUCE(sum, CUK_RED_SUM, sum, sum, FIN_NONE)
+TILED_REDUCE(mean, CUK_RED_MEAN, sum, sum, FIN_MEAN)
+TILED_REDUCE(norm, CUK_RED_NORM, sumsq, sum, FIN_SQRT)
+TILED_REDUCE(min, CUK_RED_MIN, min, min, FIN_NONE)
+TILED_REDUCE(max, CUK_RED_MAX, max, max, FIN_NONE)
 
 extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
 {
@@ -328,7 +320,7 @@ extern "C" int tiled_dot(float *out, const float *x, const float *y, size_t n)
     if (n == 0)
         return 0;
     if (variant_pick(VAR_REDUCE) == VAR_REDUCE_CLASSIC)
-        return classic_reduce(CUK_RED_SUM, out, x, y, n);
+        return CLASSIC_REDUCE(dot_classic, CUK_RED_SUM, out, x, y, n);
     int shfl = variant_pick(VAR_REDUCE) == VAR_REDUCE_SHUFFLE;
     if (first_pass(shfl ? (const void *)reduce_shfl_sum : (const void *)reduce_sum, shfl ? &full.shuffle : &full.grid,
                    n, &grid, &part) != 0)

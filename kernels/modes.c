@@ -19,7 +19,10 @@ cuk_transpose_fn cpu_transpose, blas_transpose, naive_transpose, tiled_transpose
     multi_transpose;
 cuk_ewise_fn cpu_ewise, blas_ewise, gpu_ewise, fast_ewise, multi_ewise;
 cuk_unary_fn cpu_unary, blas_unary, gpu_unary, fast_unary, multi_unary;
-cuk_reduce_fn cpu_reduce, blas_reduce, naive_reduce, tiled_reduce, fast_reduce, multi_reduce;
+/* A mode's reductions, one entry point per kind: MODE_reduce_sum, ... */
+#define REDUCE_ENTRIES(m) m##_reduce_sum, m##_reduce_mean, m##_reduce_norm, m##_reduce_min, m##_reduce_max
+cuk_reduce_fn REDUCE_ENTRIES(cpu), REDUCE_ENTRIES(blas), REDUCE_ENTRIES(naive), REDUCE_ENTRIES(tiled),
+    REDUCE_ENTRIES(fast), REDUCE_ENTRIES(multi);
 cuk_dot_fn cpu_dot, blas_dot, naive_dot, tiled_dot, fast_dot, cublas_dot, multi_dot;
 cuk_fill_fn cpu_fill, blas_fill, gpu_fill, multi_fill;
 cuk_eye_fn cpu_eye, blas_eye, gpu_eye, multi_eye;
@@ -52,31 +55,42 @@ static int multi_load(const char **why)
 #else
 #define BLAS_OP(fn) NULL
 #endif
+#define HOST_OP(fn) fn
+
+/* The reduce entries of a row: mode m's function for each kind, through
+ * OP (GPU_OP, ...) like the row's other entries. */
+#define REDUCTIONS(OP, m)                                                         \
+    {                                                                             \
+        [CUK_RED_SUM] = OP(m##_reduce_sum), [CUK_RED_MEAN] = OP(m##_reduce_mean), \
+        [CUK_RED_NORM] = OP(m##_reduce_norm), [CUK_RED_MIN] = OP(m##_reduce_min), \
+        [CUK_RED_MAX] = OP(m##_reduce_max)                                        \
+    }
 
 static cuk_backend table[] = {
     {.name = "cpu", .needs = NEEDS_HOST, .reference = 1, .matmul_reuse = 1,
      .summary = "textbook triple loop on one host thread: the lecture baseline",
-     .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, cpu_reduce, cpu_dot, cpu_fill, cpu_eye, cpu_random,
-             cpu_copy2d}},
+     .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, REDUCTIONS(HOST_OP, cpu), cpu_dot, cpu_fill, cpu_eye,
+             cpu_random, cpu_copy2d}},
     {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
      .summary = "the system BLAS (cblas_sgemm); the rest on every core, vectorised: the best a CPU does",
      .detail = blas_describe, .caveat = blas_caveat,
      .ops = {BLAS_OP(blas_matmul), BLAS_OP(blas_transpose), BLAS_OP(blas_ewise), BLAS_OP(blas_unary),
-             BLAS_OP(blas_reduce), BLAS_OP(blas_dot), BLAS_OP(blas_fill), BLAS_OP(blas_eye), BLAS_OP(blas_random)}},
+             REDUCTIONS(BLAS_OP, blas), BLAS_OP(blas_dot), BLAS_OP(blas_fill), BLAS_OP(blas_eye),
+             BLAS_OP(blas_random)}},
     /* naive is the root of the GPU modes: it holds the kernels they share */
     {.name = "naive", .needs = NEEDS_GPU, .matmul_reuse = 1,
      .summary = "GPU: one thread per output element, global memory only",
      .ops = {GPU_OP(naive_matmul), GPU_OP(naive_transpose), GPU_OP(gpu_ewise), GPU_OP(gpu_unary),
-             GPU_OP(naive_reduce), GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random),
+             REDUCTIONS(GPU_OP, naive), GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random),
              GPU_OP(gpu_copy2d)}},
     {.name = "tiled", .base = "naive", .needs = NEEDS_GPU, .matmul_reuse = 16,
      .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
-             .reduce = GPU_OP(tiled_reduce), .dot = GPU_OP(tiled_dot)}},
+             .reduce = REDUCTIONS(GPU_OP, tiled), .dot = GPU_OP(tiled_dot)}},
     {.name = "fast", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, /* blocked like a library */
      .summary = "GPU: register-blocked FP32 SGEMM (cp.async stages, split-K), one-pass reductions, 16-byte kernels",
      .ops = {.matmul = GPU_OP(fast_matmul), .transpose = GPU_OP(fast_transpose), .ewise = GPU_OP(fast_ewise),
-             .unary = GPU_OP(fast_unary), .reduce = GPU_OP(fast_reduce), .dot = GPU_OP(fast_dot)}},
+             .unary = GPU_OP(fast_unary), .reduce = REDUCTIONS(GPU_OP, fast), .dot = GPU_OP(fast_dot)}},
     {.name = "cublas", .base = "tiled", .needs = NEEDS_GPU, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
@@ -94,7 +108,7 @@ static cuk_backend table[] = {
      .load = multi_load, .setup = MULTI_OP(multi_setup),
      .summary = "every GPU: row slabs on each, cuBLAS per GPU with B broadcast by NCCL; out of core past them",
      .ops = {MULTI_OP(multi_matmul), MULTI_OP(multi_transpose), MULTI_OP(multi_ewise), MULTI_OP(multi_unary),
-             MULTI_OP(multi_reduce), MULTI_OP(multi_dot), MULTI_OP(multi_fill), MULTI_OP(multi_eye),
+             REDUCTIONS(MULTI_OP, multi), MULTI_OP(multi_dot), MULTI_OP(multi_fill), MULTI_OP(multi_eye),
              MULTI_OP(multi_random), MULTI_OP(multi_copy2d)}},
 };
 
@@ -102,15 +116,15 @@ static cuk_backend table[] = {
 
 static const cuk_backend *running;
 
-/* Take every entry m leaves empty from b. */
-static void inherit(cuk_ops *m, const cuk_ops *b)
+void mode_inherit(cuk_ops *m, const cuk_ops *b)
 {
 #define INHERIT(f) m->f = m->f ? m->f : b->f
     INHERIT(matmul);
     INHERIT(transpose);
     INHERIT(ewise);
     INHERIT(unary);
-    INHERIT(reduce);
+    for (int r = 0; r < CUK_RED_COUNT; r++)
+        INHERIT(reduce[r]);
     INHERIT(dot);
     INHERIT(fill);
     INHERIT(eye);
@@ -136,7 +150,7 @@ static void resolve(void)
         return;
     for (int i = 0; i < NMODES; i++)
         for (const cuk_backend *b = &table[i]; b->base && (b = row_named(b->base)) && b < &table[i];)
-            inherit(&table[i].ops, &b->ops);
+            mode_inherit(&table[i].ops, &b->ops);
     done = 1;
 }
 

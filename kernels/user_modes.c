@@ -419,13 +419,20 @@ static int run_reduce(user_slot *s, cuk_redop op, float *out, const float *in, s
 {
     uc_request r;
     if (request_for(s, &r, user_entry_of(UE_REDUCE, op), n) != 0)
-        return s->base->ops.reduce(op, out, in, n);
+        return s->base->ops.reduce[op](out, in, n);
     r.bytes[0] = sizeof(float);
     r.src[1] = in;
     r.init_out = 1;
     r.init = user_entry_get(r.entry)->init;
     return run_vector(s, &r, n, out);
 }
+
+/* Slot i's entry for one kind of reduction (each kind is a slot of cuk_ops). */
+#define SLOT_REDUCE(i, kind, op)                                                                                 \
+    static int reduce_##kind##_##i(float *out, const float *in, size_t n)                                       \
+    {                                                                                                            \
+        return run_reduce(&U.slot[i], op, out, in, n);                                                           \
+    }
 
 /* Each slot's entries, calling the above with the slot. */
 #define SLOT_OPS(i)                                                                                              \
@@ -445,10 +452,11 @@ static int run_reduce(user_slot *s, cuk_redop op, float *out, const float *in, s
     {                                                                                                            \
         return run_unary(&U.slot[i], op, out, in, n);                                                            \
     }                                                                                                            \
-    static int reduce_##i(cuk_redop op, float *out, const float *in, size_t n)                                  \
-    {                                                                                                            \
-        return run_reduce(&U.slot[i], op, out, in, n);                                                           \
-    }
+    SLOT_REDUCE(i, sum, CUK_RED_SUM)                                                                             \
+    SLOT_REDUCE(i, mean, CUK_RED_MEAN)                                                                           \
+    SLOT_REDUCE(i, norm, CUK_RED_NORM)                                                                           \
+    SLOT_REDUCE(i, min, CUK_RED_MIN)                                                                             \
+    SLOT_REDUCE(i, max, CUK_RED_MAX)
 SLOT_OPS(0)
 SLOT_OPS(1)
 SLOT_OPS(2)
@@ -466,7 +474,10 @@ SLOT_OPS(13)
 SLOT_OPS(14)
 SLOT_OPS(15)
 
-#define SLOT_ROW(i) {matmul_##i, transpose_##i, ewise_##i, unary_##i, reduce_##i, NULL, NULL, NULL, NULL, NULL}
+#define SLOT_ROW(i)                                                                                              \
+    {matmul_##i, transpose_##i, ewise_##i, unary_##i,                                                            \
+     {reduce_sum_##i, reduce_mean_##i, reduce_norm_##i, reduce_min_##i, reduce_max_##i},                         \
+     NULL, NULL, NULL, NULL, NULL}
 static const cuk_ops slot_ops[USER_MAX_MODES] = {
     SLOT_ROW(0),  SLOT_ROW(1),  SLOT_ROW(2),  SLOT_ROW(3),  SLOT_ROW(4),  SLOT_ROW(5),  SLOT_ROW(6),  SLOT_ROW(7),
     SLOT_ROW(8),  SLOT_ROW(9),  SLOT_ROW(10), SLOT_ROW(11), SLOT_ROW(12), SLOT_ROW(13), SLOT_ROW(14), SLOT_ROW(15)};
@@ -520,8 +531,11 @@ static void make_row(user_slot *s, int i)
         r->ops.ewise = slot_ops[i].ewise;
     if (defines(b, UE_UNARY))
         r->ops.unary = slot_ops[i].unary;
-    if (defines(b, UE_REDUCE))
-        r->ops.reduce = slot_ops[i].reduce;
+    for (int k = 0; k < CUK_RED_COUNT; k++) { /* each kind the file defines; the others stay the base's */
+        int e = user_entry_of(UE_REDUCE, k);
+        if (e >= 0 && b->defined[e])
+            r->ops.reduce[k] = slot_ops[i].reduce[k];
+    }
 }
 
 /* The slot the build goes to: its name's, or a new one. NULL with the

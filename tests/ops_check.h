@@ -282,8 +282,9 @@ static void oc_fills(int rows, int cols)
     free(ref);
 }
 
-/* Every mode usable here has every operation after the table is resolved
- * (an entry a mode leaves empty comes from its base chain). */
+/* Every mode usable here has every operation, each kind of reduction
+ * included, after the table is resolved (an entry a mode leaves empty comes
+ * from its base chain). */
 static void oc_modes_resolved(void)
 {
     for (int i = 0; i < mode_count(); i++) {
@@ -292,7 +293,10 @@ static void oc_modes_resolved(void)
         if (!mode_available(m, &why))
             continue;
         const cuk_ops *o = &m->ops;
-        CHECKF(o->matmul && o->transpose && o->ewise && o->unary && o->reduce && o->dot && o->fill && o->eye &&
+        int reductions = 1;
+        for (int r = 0; r < CUK_RED_COUNT; r++)
+            reductions &= o->reduce[r] != NULL;
+        CHECKF(o->matmul && o->transpose && o->ewise && o->unary && reductions && o->dot && o->fill && o->eye &&
                    o->random && o->copy2d,
                "mode %s has an operation without a kernel", m->name);
     }

@@ -105,12 +105,13 @@ static int fresh_operands(const cuk_session *s, const name_list *l, workspace *o
 
 /* ---- the code a mode runs ---- */
 
-static int named(const char *fn, const char *const *names, int n)
+/* Where fn is in names[0..n), or -1. */
+static int name_at(const char *fn, const char *const *names, int n)
 {
     for (int i = 0; i < n; i++)
         if (!strcmp(fn, names[i]))
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
 #define OPLIST_NAME(id, name, ...) name,
@@ -122,11 +123,12 @@ static const void *call_code(const ast *e, const cuk_ops *o, int *unknown)
     static const char *const red[] = {CUK_REDUCE_OPS(OPLIST_NAME)}, *const un[] = {CUK_UNARY_OPS(OPLIST_NAME)},
                              *const ew[] = {CUK_EWISE_OPS(OPLIST_NAME)};
     const char *fn = e->text;
-    if (e->nkid == 1 && named(fn, red, (int)(sizeof red / sizeof red[0])))
-        return (const void *)o->reduce;
-    if (named(fn, un, (int)(sizeof un / sizeof un[0])))
+    int r = name_at(fn, red, (int)(sizeof red / sizeof red[0]));
+    if (e->nkid == 1 && r >= 0)
+        return (const void *)o->reduce[r];
+    if (name_at(fn, un, (int)(sizeof un / sizeof un[0])) >= 0)
         return (const void *)o->unary;
-    if (named(fn, ew, (int)(sizeof ew / sizeof ew[0])))
+    if (name_at(fn, ew, (int)(sizeof ew / sizeof ew[0])) >= 0)
         return (const void *)o->ewise;
     if (!strcmp(fn, "dot"))
         return (const void *)o->dot;

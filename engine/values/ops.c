@@ -261,7 +261,7 @@ cuk_matrix *op_reduce(const cuk_backend *be, cuk_redop op, cuk_matrix *a)
     if (!c)
         return NULL;
     const float *pa = mat_data(a, be);
-    int rc = be->ops.reduce(op, out_data(c, be), pa, n);
+    int rc = be->ops.reduce[op](out_data(c, be), pa, n);
     return finish(be, c, rc, op_reduce_name(op), shape1(sh, sizeof sh, a), op == CUK_RED_NORM ? 2.0 * n : (double)n,
                   4.0 * (double)n);
 }

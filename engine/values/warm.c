@@ -102,7 +102,7 @@ static int run_every_op(const cuk_backend *be, warm_bufs *b)
     rc = rc ? rc : o->ewise((cuk_ewop)0, z, ax, ay, nn);
     rc = rc ? rc : o->unary((cuk_unop)0, z, x, nn);
     for (int r = 0; r < CUK_RED_COUNT && !rc; r++)
-        rc = o->reduce((cuk_redop)r, one, x, nn);
+        rc = o->reduce[r](one, x, nn);
     rc = rc ? rc : o->dot(one, x, y, nn);
     rc = rc ? rc : o->fill(z, 1.0f, nn);
     rc = rc ? rc : o->eye(z, WARM_N, WARM_N);

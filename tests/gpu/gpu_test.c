@@ -686,7 +686,7 @@ static void fm_reduce_all(const float *a, const float *x, size_t n, size_t off, 
         float got;
         snprintf(what, sizeof what, "%s of %zu from +%zu", fm_red_name[op], n, off);
         fm_poison(out, 1);
-        if (fm_read(fast->reduce((cuk_redop)op, out, x, n), what, &got, out, 1) != 0)
+        if (fm_read(fast->reduce[op](out, x, n), what, &got, out, 1) != 0)
             continue;
         CHECKF(op >= CUK_RED_MIN ? got == want[op] : fabs(got - want[op]) < OC_TOL * scale[op],
                "%s: %.9g, want %.9g", what, got, want[op]);
@@ -758,7 +758,7 @@ static void fast_reductions_nan(void)
             snprintf(what, sizeof what, "%s of %zu with a NaN", fm_red_name[op], n);
             /* not NaN before: a kernel that wrote nothing must fail */
             if (gpu_memset(out, 0, sizeof(float)) == 0 &&
-                fm_read(mode_find("fast")->ops.reduce((cuk_redop)op, out, x, n), what, &got, out, 1) == 0)
+                fm_read(mode_find("fast")->ops.reduce[op](out, x, n), what, &got, out, 1) == 0)
                 CHECKF(isnan(got), "%s: %g", what, got);
         }
         gpu_raw_free(base);

@@ -61,7 +61,7 @@ static void pending_interrupt_stops(const char *mode)
 #undef STOPS
     for (int r = 0; r < CUK_RED_COUNT; r++) {
         cuk_interrupted = 1;
-        expect_cancelled("reduce", o->reduce((cuk_redop)r, &v, in, n));
+        expect_cancelled("reduce", o->reduce[r](&v, in, n));
     }
     cuk_interrupted = 1;
     expect_cancelled("dot", o->dot(&v, in, in, n));

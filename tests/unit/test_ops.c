@@ -1,6 +1,7 @@
 /* test_ops.c - every operation in the host modes (cpu, blas) against a
  * float64 reference at ragged shapes; the two modes agreeing on the large
- * product; rand/randn reproducible and sane. */
+ * product; rand/randn reproducible and sane; each kind of reduction an
+ * entry of the table of its own. */
 #include "tests/ops_check.h"
 
 /* Every operation at m x k (the product at m x k x n): 1x1, 1xN, Nx1, ragged. */
@@ -123,6 +124,24 @@ static void arange_closed_form(void)
     out_set_sink(NULL);
 }
 
+/* A row that gives one kind of reduction keeps it and takes the other
+ * kinds from its base, as the table resolves (mode_inherit); the kinds
+ * are distinct entries of the reference mode. */
+static void reductions_by_kind(void)
+{
+    const cuk_ops *base = &mode_reference()->ops;
+    cuk_ops own;
+    memset(&own, 0, sizeof own);
+    own.reduce[CUK_RED_MAX] = base->reduce[CUK_RED_MIN]; /* any function but base's max */
+    mode_inherit(&own, base);
+    for (int r = 0; r < CUK_RED_COUNT; r++) {
+        CHECKF(own.reduce[r] == (r == CUK_RED_MAX ? base->reduce[CUK_RED_MIN] : base->reduce[r]), "kind %d", r);
+        for (int q = 0; q < r; q++)
+            CHECKF(base->reduce[q] != base->reduce[r], "kinds %d and %d share an entry", q, r);
+    }
+    CHECK(own.matmul == base->matmul && own.dot == base->dot && own.copy2d == base->copy2d);
+}
+
 int main(void)
 {
     oc_s = session_new(NULL);
@@ -132,6 +151,7 @@ int main(void)
     RUN(cpu_blas_agree);
     RUN(random_numbers);
     RUN(arange_closed_form);
+    RUN(reductions_by_kind);
     session_free(oc_s);
     return check_exit();
 }
