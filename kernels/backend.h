@@ -85,7 +85,13 @@ typedef struct cuk_backend {
     const char *name;
     const char *base;      /* the mode its empty entries come from, or NULL */
     cuk_needs needs;
-    int reference;         /* the mode speedups are measured against */
+    /* Roles, each held by one row: the mode speedups are measured against
+     * (and the one a session starts in without a GPU); the library a CPU
+     * user would pick, which bench and ladder also set every mode against;
+     * the mode a session starts in where a GPU is usable. */
+    int reference;
+    int baseline;
+    int start;
     int min_cc;            /* GPU compute capability needed, as 10*major+minor (80: TF32); 0: any */
     /* 1: its matrices are spread in row slabs over every GPU (spread
      * memory, kernels/gpu.h); one the GPUs cannot hold together lives in
@@ -139,8 +145,12 @@ const cuk_backend *mode_find(const char *name);
 /* ": did you mean `tiled`?" when a mode's name is a likely typo of name
  * (base/suggest.h), else ""; into buf, returned. */
 const char *mode_suggest(const char *name, char *buf, size_t cap);
-/* The reference mode (cpu). */
+/* The rows that hold the roles (modes.c marks them): the reference (cpu),
+ * the baseline (blas); the mode a session starts in, with a usable GPU
+ * (tiled) or without one (the reference). */
 const cuk_backend *mode_reference(void);
+const cuk_backend *mode_baseline(void);
+const cuk_backend *mode_start(int gpu);
 /* Fill every entry m leaves empty from b, each reduction's kind on its
  * own: what resolving the table does along each row's base chain. */
 void mode_inherit(cuk_ops *m, const cuk_ops *b);

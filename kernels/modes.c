@@ -71,7 +71,7 @@ static cuk_backend table[] = {
      .summary = "textbook triple loop on one host thread: the lecture baseline",
      .ops = {cpu_matmul, cpu_transpose, cpu_ewise, cpu_unary, REDUCTIONS(HOST_OP, cpu), cpu_dot, cpu_fill, cpu_eye,
              cpu_random, cpu_copy2d}},
-    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .matmul_reuse = 0,
+    {.name = "blas", .base = "cpu", .needs = NEEDS_BLAS, .baseline = 1, .matmul_reuse = 0,
      .summary = "the system BLAS (cblas_sgemm); the rest on every core, vectorised: the best a CPU does",
      .detail = blas_describe, .caveat = blas_caveat,
      .ops = {BLAS_OP(blas_matmul), BLAS_OP(blas_transpose), BLAS_OP(blas_ewise), BLAS_OP(blas_unary),
@@ -83,7 +83,7 @@ static cuk_backend table[] = {
      .ops = {GPU_OP(naive_matmul), GPU_OP(naive_transpose), GPU_OP(gpu_ewise), GPU_OP(gpu_unary),
              REDUCTIONS(GPU_OP, naive), GPU_OP(naive_dot), GPU_OP(gpu_fill), GPU_OP(gpu_eye), GPU_OP(gpu_random),
              GPU_OP(gpu_copy2d)}},
-    {.name = "tiled", .base = "naive", .needs = NEEDS_GPU, .matmul_reuse = 16,
+    {.name = "tiled", .base = "naive", .needs = NEEDS_GPU, .start = 1, .matmul_reuse = 16,
      .summary = "GPU: 16x16 shared-memory tiles, any size (edges zero-filled)",
      .ops = {.matmul = GPU_OP(tiled_matmul), .transpose = GPU_OP(tiled_transpose),
              .reduce = REDUCTIONS(GPU_OP, tiled), .dot = GPU_OP(tiled_dot)}},
@@ -179,14 +179,25 @@ const char *mode_suggest(const char *name, char *buf, size_t cap)
     return suggest_note(&g, buf, cap);
 }
 
-const cuk_backend *mode_reference(void)
+static int holds_reference(const cuk_backend *m) { return m->reference; }
+static int holds_baseline(const cuk_backend *m) { return m->baseline; }
+static int holds_start(const cuk_backend *m) { return m->start; }
+
+/* The row that holds a role; the first row if none does. */
+static const cuk_backend *row_holding(int (*holds)(const cuk_backend *))
 {
     resolve();
     for (int i = 0; i < NMODES; i++)
-        if (table[i].reference)
+        if (holds(&table[i]))
             return &table[i];
     return &table[0];
 }
+
+const cuk_backend *mode_reference(void) { return row_holding(holds_reference); }
+
+const cuk_backend *mode_baseline(void) { return row_holding(holds_baseline); }
+
+const cuk_backend *mode_start(int gpu) { return row_holding(gpu ? holds_start : holds_reference); }
 
 const char *mode_cc_refusal(const cuk_backend *m, int cc_major, int cc_minor)
 {

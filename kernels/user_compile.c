@@ -276,11 +276,12 @@ void user_read_ptx(const char *ptx, const char *src, size_t len, user_build *b)
 
 /* ---- the whole file ---- */
 
-/* The base mode the launch lines name, checked: a single-GPU built-in mode. */
+/* The base mode the launch lines name, checked: a single-GPU built-in mode;
+ * none named, the mode a session with a GPU starts in. */
 static void check_base(user_build *b)
 {
-    const char *name = b->launch.base[0] ? b->launch.base : "tiled";
-    const cuk_backend *be = mode_find(name);
+    const cuk_backend *be = b->launch.base[0] ? mode_find(b->launch.base) : mode_start(1);
+    const char *name = b->launch.base[0] ? b->launch.base : be->name;
     if (!be || !mode_on_device(be) || be->spread || user_mode_find(name) || be->unwritten)
         add_diag(b, b->launch.base_line, b->launch.base_col, 1,
                  "%s%s%s: base names a built-in mode of one GPU, such as tiled or cublas", be ? "" : "no mode is called ",

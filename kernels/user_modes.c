@@ -597,7 +597,8 @@ int user_mode_register(user_build *b, const char *file, const char *src, size_t 
     b->image = NULL;
     s->src = copy, s->len = len;
     snprintf(s->file, sizeof s->file, "%s", file);
-    s->base = mode_find(b->launch.base[0] ? b->launch.base : "tiled");
+    /* no base named: the mode a session with a GPU starts in */
+    s->base = b->launch.base[0] ? mode_find(b->launch.base) : mode_start(1);
     memcpy(s->facts, facts, sizeof facts);
     s->have_facts = have;
     s->nchecked = s->next_checked = 0;

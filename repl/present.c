@@ -104,7 +104,7 @@ static void pick_pair(const result_table *t, const int *idx, int n, int e2e, int
         const result_row *r = &t->rows[idx[k]];
         if (!shown(r, e2e)->runs)
             continue;
-        if (!strcmp(r->mode->name, "cpu"))
+        if (r->mode->reference)
             *ref = idx[k];
         if (slow < 0 || shown(r, e2e)->med > shown(&t->rows[slow], e2e)->med)
             slow = idx[k];
@@ -154,7 +154,7 @@ void present_draw(WINDOW *w, int top, int rows, const draw_look *look, int e2e)
     /* what to say: "47.7x", and over what */
     char big[32] = "", caption[160] = "";
     if (ref >= 0 && fast >= 0) {
-        res_ratio x = res_speedup(t, fast, t->rows[ref].mode->name, e2e);
+        res_ratio x = res_speedup(t, fast, t->rows[ref].mode, e2e);
         if (x.noise)
             snprintf(big, sizeof big, "~1x");
         else

@@ -284,7 +284,8 @@ static void oc_fills(int rows, int cols)
 
 /* Every mode usable here has every operation, each kind of reduction
  * included, after the table is resolved (an entry a mode leaves empty comes
- * from its base chain). */
+ * from its base chain); the roles are held by cpu (reference), blas
+ * (baseline) and tiled (start, with a GPU). */
 static void oc_modes_resolved(void)
 {
     for (int i = 0; i < mode_count(); i++) {
@@ -300,7 +301,8 @@ static void oc_modes_resolved(void)
                    o->random && o->copy2d,
                "mode %s has an operation without a kernel", m->name);
     }
-    CHECK(mode_reference() == mode_find("cpu"));
+    CHECK(mode_reference() == mode_find("cpu") && mode_baseline() == mode_find("blas"));
+    CHECK(mode_start(0) == mode_reference() && mode_start(1) == mode_find("tiled"));
 }
 
 /* The kernel variants set for the cases that follow (kernels/variants.h),

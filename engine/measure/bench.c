@@ -45,7 +45,8 @@ static void fill_errors(cuk_session *s, const ast *e, measure_lane *lanes, int n
         snprintf(t->err_ref, sizeof t->err_ref, "float64");
     for (int i = 0; have == 0 && r && i < n; i++)
         if (lanes[i].be->reference && lanes[i].value && acc_from(lanes[i].value, r) > 0) {
-            snprintf(t->err_ref, sizeof t->err_ref, "cpu");
+            snprintf(t->err_ref, sizeof t->err_ref, "%s", lanes[i].be->name);
+            t->err_mode = lanes[i].be;
             have = 1;
         }
     if (have < 0)
@@ -107,7 +108,7 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
     spread_cell(c[3], &r->kernel);
     fmt_ms(c[4], TAB_CELL, r->e2e.runs ? r->e2e.med : -1);
     spread_cell(c[5], &r->e2e);
-    res_fmt_ratio(c[6], TAB_CELL, res_speedup(t, i, "cpu", 1));
+    res_fmt_ratio(c[6], TAB_CELL, res_speedup(t, i, mode_reference(), 1));
     bar_cell(c[7], t, i);
     double v = res_rate(t, i, ce, &pct, &compute);
     if (v > 0)
@@ -116,12 +117,12 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
         snprintf(c[8], TAB_CELL, "too short");
     if (pct >= 0)
         snprintf(c[9], TAB_CELL, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
-    res_fmt_ratio(c[10], TAB_CELL, res_speedup(t, i, "cpu", 0));
-    res_fmt_ratio(c[11], TAB_CELL, res_speedup(t, i, "blas", 0));
+    res_fmt_ratio(c[10], TAB_CELL, res_speedup(t, i, mode_reference(), 0));
+    res_fmt_ratio(c[11], TAB_CELL, res_speedup(t, i, mode_baseline(), 0));
     res_fmt_ratio(c[12], TAB_CELL, res_step(t, i));
     if (isfinite(r->rel_err))
         snprintf(c[13], TAB_CELL, "%.1e", r->rel_err);
-    else if (!strcmp(t->err_ref, "cpu") && r->mode->reference)
+    else if (r->mode == t->err_mode)
         snprintf(c[13], TAB_CELL, "(ref)");
 }
 
@@ -238,7 +239,7 @@ static void file_summaries(measure_lane *lanes, int n, const result_table *t)
 {
     for (int i = 0; i < n; i++) {
         int k = lane_row(t, i);
-        res_ratio up = res_speedup(t, k, "cpu", 0);
+        res_ratio up = res_speedup(t, k, mode_reference(), 0);
         measure_file(&lanes[i], &t->rows[k], lanes[i].be->reference ? -1 : up.x, up.noise);
     }
 }

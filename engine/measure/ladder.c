@@ -347,7 +347,7 @@ static void ladder_table(const result_table *t, const int *sizes, int nsizes, in
         char(*row)[TAB_CELL] = cells + (size_t)m * (nsizes + 1);
         snprintf(row[0], TAB_CELL, "%s", modes[m]->name);
         for (int j = 0; j < nsizes; j++) {
-            int i = res_find(t, modes[m]->name, sizes[j]);
+            int i = res_find(t, modes[m], sizes[j]);
             if (i >= 0)
                 time_cell(row[j + 1], &t->rows[i], e2e);
             else
@@ -373,13 +373,13 @@ static void unavailable_lines(const result_table *t, int width)
 
 /* The first size from which g beats ref at every size after: its index, or
  * -1. *est: an estimate was involved. */
-static int overtakes(const result_table *t, const cuk_backend *g, const char *ref, const int *sizes, int nsizes,
+static int overtakes(const result_table *t, const cuk_backend *g, const cuk_backend *ref, const int *sizes, int nsizes,
                      int e2e, int *est)
 {
     int from = -1;
     *est = 0;
     for (int j = nsizes - 1; j >= 0; j--) {
-        int i = res_find(t, g->name, sizes[j]);
+        int i = res_find(t, g, sizes[j]);
         res_ratio x = {-1, 0, 0};
         if (i >= 0)
             x = res_speedup(t, i, ref, e2e);
@@ -393,7 +393,8 @@ static int overtakes(const result_table *t, const cuk_backend *g, const char *re
 
 static void overtake_lines(const result_table *t, const int *sizes, int nsizes, int width)
 {
-    const char *ref = res_find(t, "blas", sizes[0]) >= 0 ? "blas" : "cpu";
+    /* the baseline where it was measured, else the reference */
+    const cuk_backend *ref = res_find(t, mode_baseline(), sizes[0]) >= 0 ? mode_baseline() : mode_reference();
     char line[300], lead[32];
     for (int i = 0; i < t->nrows; i++) {
         const result_row *r = &t->rows[i];
@@ -408,7 +409,7 @@ static void overtake_lines(const result_table *t, const int *sizes, int nsizes, 
                 snprintf(part[e2e], sizeof part[0], "from %s=%d%s", t->var, sizes[j], est ? "*" : "");
         }
         snprintf(lead, sizeof lead, "  %s ", r->mode->name);
-        snprintf(line, sizeof line, "beats %s %s by kernel time, %s end to end (with the copies).", ref, part[0],
+        snprintf(line, sizeof line, "beats %s %s by kernel time, %s end to end (with the copies).", ref->name, part[0],
                  part[1]);
         tab_wrap(lead, line, width, 4);
     }
@@ -459,7 +460,7 @@ static void file_summaries(ladder *L)
     for (int m = 0; m < L->nmodes; m++)
         if (L->last[m].be) {
             int i = L->last_row[m];
-            res_ratio up = res_speedup(L->t, i, "cpu", 0);
+            res_ratio up = res_speedup(L->t, i, mode_reference(), 0);
             measure_file(&L->last[m], &L->t->rows[i], L->modes[m]->reference ? -1 : up.x, up.noise);
         }
 }

@@ -42,10 +42,10 @@ double res_kernel_ms(const result_row *r)
 
 double res_e2e_ms(const result_row *r) { return r->e2e.runs ? r->e2e.med : r->estimated ? r->est_e2e_ms : -1; }
 
-int res_find(const result_table *t, const char *name, int size)
+int res_find(const result_table *t, const cuk_backend *m, int size)
 {
     for (int i = 0; i < t->nrows; i++)
-        if (t->rows[i].size == size && !strcmp(t->rows[i].mode->name, name) && res_available(&t->rows[i]))
+        if (t->rows[i].size == size && t->rows[i].mode == m && res_available(&t->rows[i]))
             return i;
     return -1;
 }
@@ -66,7 +66,7 @@ static res_ratio ratio(const result_row *ref, const result_row *x, int e2e)
     return r;
 }
 
-res_ratio res_speedup(const result_table *t, int i, const char *ref, int e2e)
+res_ratio res_speedup(const result_table *t, int i, const cuk_backend *ref, int e2e)
 {
     int k = res_find(t, ref, t->rows[i].size);
     res_ratio none = {-1, 0, 0};
@@ -202,14 +202,15 @@ static void json_row(json_buf *j, const result_table *t, int i, const cost_ceili
     rate = res_rate(t, i, ce, &pct, &compute);
     json_num(j, compute ? "gflops" : "gbs", rate > 0 ? rate : NAN);
     json_num(j, "pct_peak", pct >= 0 ? pct : NAN);
-    json_ratio(j, "x_cpu", res_speedup(t, i, "cpu", 0));
-    json_ratio(j, "x_cpu_e2e", res_speedup(t, i, "cpu", 1));
-    json_ratio(j, "x_blas", res_speedup(t, i, "blas", 0));
-    json_ratio(j, "x_blas_e2e", res_speedup(t, i, "blas", 1));
+    const cuk_backend *ref = mode_reference(), *base = mode_baseline();
+    int k = res_find(t, ref, r->size);
+    json_ratio(j, "x_cpu", res_speedup(t, i, ref, 0));
+    json_ratio(j, "x_cpu_e2e", res_speedup(t, i, ref, 1));
+    json_ratio(j, "x_blas", res_speedup(t, i, base, 0));
+    json_ratio(j, "x_blas_e2e", res_speedup(t, i, base, 1));
     json_ratio(j, "step", res_step(t, i));
     json_num(j, "rel_err", r->rel_err);
-    json_bool(j, "same_code_as_cpu",
-              res_find(t, "cpu", r->size) >= 0 && r->code && r->code == t->rows[res_find(t, "cpu", r->size)].code);
+    json_bool(j, "same_code_as_cpu", k >= 0 && r->code && r->code == t->rows[k].code);
     json_close(j);
 }
 
@@ -413,9 +414,9 @@ static void csv_row(sbuf *b, const result_table *t, int i, const cost_ceilings *
     csv_num(b, rate > 0 ? rate : NAN, 0);
     csv_field(b, compute ? "GFLOP/s" : "GB/s", 0);
     csv_num(b, pct >= 0 ? pct : NAN, 0);
-    csv_ratio(b, res_speedup(t, i, "cpu", 0));
-    csv_ratio(b, res_speedup(t, i, "cpu", 1));
-    csv_ratio(b, res_speedup(t, i, "blas", 0));
+    csv_ratio(b, res_speedup(t, i, mode_reference(), 0));
+    csv_ratio(b, res_speedup(t, i, mode_reference(), 1));
+    csv_ratio(b, res_speedup(t, i, mode_baseline(), 0));
     csv_ratio(b, res_step(t, i));
     csv_num(b, r->rel_err, 0);
     csv_machine(b, ce);
@@ -468,9 +469,9 @@ static void md_row(sbuf *b, const result_table *t, int i, const cost_ceilings *c
         snprintf(pc, sizeof pc, "%.1f%%", pct);
     if (isfinite(r->rel_err))
         snprintf(err, sizeof err, "%.1e", r->rel_err);
-    res_fmt_ratio(x1, sizeof x1, res_speedup(t, i, "cpu", 0));
-    res_fmt_ratio(x2, sizeof x2, res_speedup(t, i, "cpu", 1));
-    res_fmt_ratio(x3, sizeof x3, res_speedup(t, i, "blas", 0));
+    res_fmt_ratio(x1, sizeof x1, res_speedup(t, i, mode_reference(), 0));
+    res_fmt_ratio(x2, sizeof x2, res_speedup(t, i, mode_reference(), 1));
+    res_fmt_ratio(x3, sizeof x3, res_speedup(t, i, mode_baseline(), 0));
     res_fmt_ratio(st, sizeof st, res_step(t, i));
     sb_printf(b, " %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->kernel.runs,
               md_stat(k, sizeof k, &r->kernel, r, 0), md_stat(e, sizeof e, &r->e2e, r, 1), rate, pc, x1, x2, x3, st, err);

@@ -38,7 +38,8 @@ typedef struct {
     int ladder;                 /* 0: bench, 1: ladder */
     char expr[160];             /* as typed */
     char var[32];               /* ladder: the size variable */
-    char err_ref[16];           /* what rel_err is against: "float64" or "cpu" */
+    char err_ref[16];           /* what rel_err is against: "float64" or a mode's name */
+    const cuk_backend *err_mode; /* that mode (the reference), or NULL */
     uint64_t seed;
     int nrows;
     result_row rows[RESULT_MAX_ROWS];
@@ -57,8 +58,8 @@ double res_e2e_ms(const result_row *r);
 int res_available(const result_row *r);
 /* What names the row: its variant ("tile=8") or its mode ("tiled"). */
 const char *res_row_name(const result_row *r);
-/* The row of mode `name` at size (0 for bench), or -1. */
-int res_find(const result_table *t, const char *name, int size);
+/* The row of mode m at size (0 for bench), or -1. */
+int res_find(const result_table *t, const cuk_backend *m, int size);
 
 /* A ratio of times: x < 0 when either side is missing; noise: the ranges
  * of the runs overlap (stats_ratio), so it reads "~1x (noise)"; est: an
@@ -69,8 +70,8 @@ typedef struct {
 } res_ratio;
 
 /* How many times faster row i is than mode ref at the same size: kernel
- * times, or end to end. The reference row itself is 1x. */
-res_ratio res_speedup(const result_table *t, int i, const char *ref, int e2e);
+ * times, or end to end. The row of ref itself is 1x. */
+res_ratio res_speedup(const result_table *t, int i, const cuk_backend *ref, int e2e);
 /* Over the row above it (the previous rung of the same size). */
 res_ratio res_step(const result_table *t, int i);
 /* "467x", "~1x (noise)", "~12x*"; "-" when unknown. */

@@ -11,12 +11,13 @@
 #include "engine/run/kernel.h"
 #include "engine/lecture/lessons.h"
 
+/* The overview, in two parts around the line of `mode` (help_mode_line). */
 static const char help_overview[] =
     "cuk: a matrix calculator whose matrices live on the GPU.\n"
     "\n"
     "  A = rand(1037, 1055); B = rand(1055, 1031)\n"
-    "  C = A @ B              matrix product in the current mode\n"
-    "  mode cpu               select who does the work: cpu blas naive tiled fast cublas\n"
+    "  C = A @ B              matrix product in the current mode\n";
+static const char help_overview_end[] =
     "  bench A @ B            the same product in every mode, side by side\n"
     "  time on                print what each command costs\n"
     "\n"
@@ -91,6 +92,25 @@ static const char help_keys[] =
     "  Ctrl-D     leave cuk\n"
     "an open ( or [ at the end of a line asks for more lines.\n";
 
+/* "  mode cpu   select who does the work:" and the name of every mode in
+ * the table, wrapped at 80 columns under the column of the descriptions. */
+static void help_mode_line(void)
+{
+    static const char lead[] = "  mode cpu               select who does the work:";
+    size_t col = sizeof lead - 1;
+    out_printf("%s", lead);
+    for (int i = 0; i < mode_count(); i++) {
+        const char *name = mode_get(i)->name;
+        if (col + 1 + strlen(name) > 80) {
+            out_printf("\n%24s", "");
+            col = 24;
+        }
+        out_printf(" %s", name);
+        col += 1 + strlen(name);
+    }
+    out_printf("\n");
+}
+
 /* "  example:" and the example's lines, indented. */
 static void help_example(const char *name)
 {
@@ -159,6 +179,8 @@ int cmd_help(cuk_session *s, const stmt *st)
                  {"measuring", help_timing}};
     if (!topic) {
         out_printf("%s", help_overview);
+        help_mode_line();
+        out_printf("%s", help_overview_end);
         lessons_overview();
         return 0;
     }

@@ -43,7 +43,7 @@ cuk_session *session_new(const cuk_frontend *fe)
     int gpu = gpu_init() == 0;
     if (gpu)
         timing_onetime_note("CUDA context and device 0, at start-up", timing_now_ms() - t0);
-    s->mode = mode_find(gpu ? "tiled" : "cpu");
+    s->mode = mode_start(gpu);
     return s;
 }
 

@@ -51,11 +51,12 @@ static const char *gpu_modes[] = {"naive", "tiled", "fast", "cublas"};
 /* The tensor-core modes, each with its product's bound (of sum |a||b|):
  * TF32 keeps 10 of FP32's 23 mantissa bits (unit roundoff 2^-11, 4.9e-4
  * per operand), so tf32's products are off by ~1e-4 of the scale; tf32x3
- * must pass the FP32 modes' bar. */
+ * must pass the FP32 modes' bar, and on cc 9.0 run its wgmma kernels. */
 static const struct {
     const char *mode;
     double tol;
-} tc_modes[] = {{"tf32", 3e-3}, {"tf32x3", OC_TOL}};
+    int wgmma;
+} tc_modes[] = {{"tf32", 3e-3, 0}, {"tf32x3", OC_TOL, 1}};
 
 static char captured[4096];
 
@@ -1023,7 +1024,7 @@ static void available(void)
     for (size_t m = 0; m < NGPU_MODES; m++)
         CHECKF(mode_available(mode_find(gpu_modes[m]), &why), "%s unavailable", gpu_modes[m]);
     cuk_session *fresh = session_new(NULL);
-    CHECKF(!strcmp(fresh->mode->name, "tiled"), "default mode %s", fresh->mode->name);
+    CHECKF(fresh->mode == mode_start(1), "default mode %s", fresh->mode->name);
     session_free(fresh);
 }
 
@@ -1052,7 +1053,7 @@ static void tc_mode_cases(size_t t, int nshapes)
     oc_matmul_case(tc_modes[t].mode, 1021, 1600, 1100);
     oc_matmul_tol = OC_TOL;
     const gpu_info *d = gpu_device();
-    if (!strcmp(tc_modes[t].mode, "tf32x3") && d->cc_major == 9 && d->cc_minor == 0) {
+    if (tc_modes[t].wgmma && d->cc_major == 9 && d->cc_minor == 0) {
         check_begin("gpu_tf32x3_hopper_kernel");
         CHECKF(launches("tf32x3", "tf32x3_wgmma<1>") + launches("tf32x3", "tf32x3_wgmma<2>") +
                        launches("tf32x3", "tf32x3_wgmma<2>, a cluster a tile") >

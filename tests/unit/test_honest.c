@@ -333,21 +333,21 @@ static void results_ratios(void)
 {
     static result_table t;
     fake_bench(&t);
-    res_ratio x = res_speedup(&t, 5, "cpu", 0);
+    res_ratio x = res_speedup(&t, 5, mode_reference(), 0);
     CHECKF(!x.noise && NEAR(x.x, 958 / 0.079), "cublas over cpu %g", x.x);
-    x = res_speedup(&t, 2, "cpu", 1);
+    x = res_speedup(&t, 2, mode_reference(), 1);
     CHECKF(NEAR(x.x, 958 / 24.5), "naive end to end over cpu %g (the lecture's 39x)", x.x);
-    x = res_speedup(&t, 0, "cpu", 0);
+    x = res_speedup(&t, 0, mode_reference(), 0);
     CHECK(x.x == 1 && !x.noise);
     x = res_step(&t, 5); /* over tiled: fast is unavailable */
     CHECKF(NEAR(x.x, 0.301 / 0.079), "step %g", x.x);
-    CHECK(res_speedup(&t, 4, "cpu", 0).x < 0);
+    CHECK(res_speedup(&t, 4, mode_reference(), 0).x < 0);
     t.rows[3].kernel = t.rows[2].kernel; /* tiled timed like naive */
     CHECK(res_step(&t, 3).noise);
     t.rows[1].code = t.rows[0].code = 42; /* blas running cpu's code: noise, whatever the clock says */
-    CHECK(res_speedup(&t, 1, "cpu", 0).noise);
+    CHECK(res_speedup(&t, 1, mode_reference(), 0).noise);
     t.rows[5].kernel.runs = 0, t.rows[5].estimated = 1, t.rows[5].est_kernel_ms = 0.1;
-    x = res_speedup(&t, 5, "cpu", 0);
+    x = res_speedup(&t, 5, mode_reference(), 0);
     CHECK(x.est && NEAR(x.x, 9580));
 }
 
