@@ -121,4 +121,5 @@ def main():
     report("layers_engine_rooms_stack", ["room loop " + " -> ".join(cycle)] if cycle else [])
 
 
-main()
+if __name__ == "__main__":
+    main()

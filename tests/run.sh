@@ -54,6 +54,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 run layers python3 tests/layers.py "$BUILD"
 run docs python3 tests/docs.py
+run names python3 tests/names.py "$CUK"
 run golden tests/golden.sh
 run bad_inputs tests/bad_inputs.sh
 run deep tests/deep.sh
