@@ -146,6 +146,7 @@ int uc_run(const uc_request *r, uc_result *res) { return no_cuda(); }
 int uc_fetch(void *host, size_t bytes) { return no_cuda(); }
 int uc_deliver(float *dst, size_t bytes) { return no_cuda(); }
 int uc_alive(void) { return 0; }
+void uc_close(void) {}
 
 int uc_helper_serve(void)
 {

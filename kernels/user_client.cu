@@ -184,6 +184,26 @@ static void end_helper(char *why, size_t cap)
     H.sock = H.out = -1;
 }
 
+/* At the session's end the helper is asked to finish rather than killed:
+ * the session's mappings of its memory closed, its socket shut, a few
+ * seconds to exit by itself, so that it ends like any program (a tool
+ * following it, such as compute-sanitizer, then reports on it). */
+extern "C" void uc_close(void)
+{
+    if (!still_there())
+        return;
+    for (int b = 0; b < UW_BUFS; b++)
+        unmap(b);
+    shutdown(H.sock, SHUT_RDWR);
+    for (int i = 0; i < 500 && !H.ended; i++) {
+        if (waitpid(H.pid, &H.status, WNOHANG) == H.pid)
+            H.ended = 1;
+        else
+            usleep(10000);
+    }
+    end_helper(NULL, 0);
+}
+
 /* A descriptor at 10 or above, close-on-exec, in place of fd: posix_spawn's
  * dup2 onto UW_FD or 1 then always makes a fresh, inheritable copy. */
 static int high_fd(int fd)

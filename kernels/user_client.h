@@ -68,6 +68,8 @@ int uc_fetch(void *host, size_t bytes);
 int uc_deliver(float *dst, size_t bytes);
 /* 1 if a helper process is running. */
 int uc_alive(void);
+/* The helper ended at the session's end, given time to exit by itself. */
+void uc_close(void);
 
 /* The helper's side (user_helper.cu): serve the session on the socket it
  * was started with until the session closes it; the exit status. */

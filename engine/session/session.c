@@ -11,6 +11,7 @@
 #include "engine/values/warm.h"
 #include "kernels/backend.h"
 #include "kernels/gpu.h"
+#include "kernels/user_client.h"
 #include "kernels/variants.h"
 
 /* The front end's output, as the sink base/out.h writes through. */
@@ -54,6 +55,7 @@ void session_free(cuk_session *s)
     ws_clear(&s->ws);
     free(s->ws.e);
     mat_host_trim();
+    uc_close(); /* the user modes' helper, if one was started */
     attach(NULL);
     free(s);
 }

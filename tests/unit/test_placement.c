@@ -431,7 +431,7 @@ static void ooc_pinned_once(void)
         if (p && y0->host && y1->host)
             product_rows(p->host, y0->host, y1->host, 1024);
     }
-    run("clear R P Y0 Y1;");
+    run("clear P Y0 Y1;");
 }
 
 /* A matrix on GPU 0 that multi would spread, with no room left to: read
