@@ -73,7 +73,7 @@ FEATURES =
 BASE_SRC   := $(wildcard base/*.c)
 ENGINE_SRC := $(wildcard engine/*/*.c)
 # Every kernels/*.c but the no-GPU stubs, which only a build without CUDA takes.
-KERNEL_SRC := $(filter-out kernels/gpu_none.c,$(wildcard kernels/*.c))
+KERNEL_SRC := $(filter-out kernels/gpu_none.c,$(wildcard kernels/*.c kernels/fast/*.c))
 REPL_SRC   := $(wildcard repl/*.c)
 CU_SRC     :=
 
@@ -85,7 +85,7 @@ endif
 FEATURES += -DCUK_CUDA_LIB='"$(CUDA_HOME)/lib64"'
 
 ifeq ($(WITH_CUDA),1)
-CU_SRC    := $(wildcard kernels/*.cu)
+CU_SRC    := $(wildcard kernels/*.cu kernels/fast/*.cu)
 FEATURES  += -DCUK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 ifeq ($(WITH_NCCL),1)
 FEATURES  += -DCUK_HAVE_NCCL=1

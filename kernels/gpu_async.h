@@ -1,5 +1,5 @@
 /* gpu_async.h - cp.async copies from global to shared memory, which the
- * kernels with a pipeline of stages share (gpu_fast.cu, the mma.sync
+ * kernels with a pipeline of stages share (kernels/fast/, the mma.sync
  * kernel of gpu_tf32x3.cu). Include from .cu only. */
 #ifndef CUK_GPU_ASYNC_H
 #define CUK_GPU_ASYNC_H

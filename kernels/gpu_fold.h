@@ -1,6 +1,6 @@
 /* gpu_fold.h - folding many floats into one on the device, shared by the
- * reductions of tiled (gpu_tiled_reduce.cu) and fast (gpu_fast_mem.cu,
- * and gpu_fast.cu's thin products): the rules (sum, sum of squares, dot,
+ * reductions of tiled (gpu_tiled_reduce.cu) and fast (fast/mem.cu,
+ * and fast/thin.cu): the rules (sum, sum of squares, dot,
  * min, max), their identities, and the warp-shuffle fold of a warp and of
  * a block. Include from .cu only. */
 #ifndef CUK_GPU_FOLD_H

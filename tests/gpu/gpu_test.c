@@ -75,7 +75,7 @@ static const int products[][3] = {{1, 1, 300}, {1, 40, 13}, {77, 1, 9}, {5, 7, 1
  * slices, summed by the kernel that spreads them over a block's warps (its
  * running sums folded every 1024 of k are covered by 2048^3 above). */
 static const int fast_long_k[][3] = {{20, 5000, 24}, {3, 4099, 5}};
-/* fast's thin products (kernels/gpu_fast.cu, gemm_thin): b of 2 to 8
+/* fast's thin products (kernels/fast/thin.cu, gemm_thin): b of 2 to 8
  * columns, in one k-slice or many (70 x 20000 x 5: 132 slices); and the
  * last n % 64 columns of a wider b beside the tiles' product, c's rows then
  * 65 floats apart (3000 x 4000 x 65). */
@@ -110,7 +110,7 @@ static const fast_case fast_beside[] = {{1037, 1055, 1031, "set align copy; "},
                                         {1537, 1001, 1539, ""}};
 /* Products whose last m % 64 rows (16 or fewer) mode fast may run in
  * gemm_rows beside the product of the others, where they fit the SMs or
- * places its grid leaves (kernels/gpu_fast.cu, kg_rows_beside and
+ * places its grid leaves (kernels/fast/matmul.cu, kg_rows_beside and
  * rows_split; on the H100, beside the k-groups kernel: 1028, whose rows
  * and columns together are too many for gemm_edges, at a k too short for
  * the cover kernel, which makes it whole at k = 1055): 6 rows on aligned
@@ -154,7 +154,7 @@ static const fast_case fast_kgroups[] = {{1000, 1000, 1000, ""},
                                          {1040, 900, 1031, "set align off; "}};
 /* fast's k-groups products whose last rows and columns past the tiles
  * go to gemm_edges, in the SMs the product's grid leaves free, where a
- * block makes them in about the product's time (kernels/gpu_fast.cu,
+ * block makes them in about the product's time (kernels/fast/matmul.cu,
  * kg_edges_beside; on the H100, each of these before v21, whose faster
  * cover kernel takes 1025^3 on 132 SMs): 13 rows (1037 x 1055 x
  * 1024), 6 (1030 x 1056 x 1024), 8 columns (1024 x 1056 x 1032), a row
@@ -171,7 +171,7 @@ static const fast_case fast_edges_beside[] = {{1037, 1055, 1024, ""},
  * one an SM, its k shared by four warp groups, the last tile row and
  * column moved back to end at the output's edge), where its tiles are no
  * more than the SMs and its estimate beats the k-groups product with its
- * edges, or any other plan (kernels/gpu_fast.cu, cover_for; on 132 SMs
+ * edges, or any other plan (kernels/fast/matmul.cu, cover_for; on 132 SMs
  * all five since v21, where 1036 x 1056 x 1032 went to the k-groups
  * kernel on b's aligned rows): 1037 x 1031 (the last tiles 19 rows and
  * 25 columns back), 1040 x 1031, 1036 x 1032, and 1056 x 1056 (no tile moved);
@@ -1162,7 +1162,7 @@ static void fast_twice(int m, int k, int n, const char *set, const char *unset)
 }
 
 /* fast's running sums go into their outputs every 1024 of k as adds made
- * in the L2 (kernels/gpu_fast.cu, add4), each by the thread that wrote the
+ * in the L2 (kernels/fast/tile.cuh, add4), each by the thread that wrote the
  * place: the same product twice agrees bit for bit, and its error against
  * float64 is at most twice cuBLAS FP32's, at shapes folded 2 to 4 times:
  * rows 16 bytes apart or not (`set align off`: the float path, and c's

@@ -1,4 +1,4 @@
-/* gpu_fast_mem.cu - the memory-bound operations of mode `fast`: the
+/* mem.cu - the memory-bound operations of mode `fast`: the
  * reductions (sum mean norm min max) and dot in one launch each, transpose,
  * and the elementwise and unary ops. Each moves every byte once, 16 bytes
  * per access where the pointers allow, with several loads in flight per
