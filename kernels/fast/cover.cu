@@ -22,33 +22,18 @@
  * 0.082 (H100, PERF.md, ## fast, v17). The last tile row and column are
  * moved back to end at the output's edge: every copy reads inside a and
  * b, and only the last stage, past k, needs checks. */
-#ifndef COVER_STAGES
-#define COVER_STAGES FAST_STAGES /* 4 ran 1037x1055x1031 6-9% slower */
-#endif
+#define COVER_STAGES FAST_STAGES /* 4 ran slower (PERF.md, ## fast) */
 #define COVER_T (32 * COVER_WARPS)
 #define COVER_CP(TN) (((TN) + 3) / 4 * 4)                  /* b's floats a thread row in a stage */
 template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
 
 /* A group's warps on one of the SM's four schedulers. The SM deals warp w
- * (in the order of the block's threads) to scheduler w % 4. As a block of
- * COVER_T x COVER_KG threads, group g was warps 3g..3g + 2, on three
- * schedulers each shared with two other groups, and a warp at its
- * group's barrier waited on warps that another group's warps held back
- * on their schedulers: at 1037x1055x1031 the groups' loops took 49-55.5
- * us (a clock read in each group; H200). As a block of 32 x COVER_KG x
- * COVER_WARPS threads, warp w is warp w / 4 of group w % 4, each group
- * has a scheduler to itself, and the groups' loops take 52.3-54.1 us.
- * Alone it timed as the old layout did; with the stage's 16 k-rows
- * unrolled (cover_fma) it is 2% faster, where the old layout ran 7%
- * slower (PERF.md, ## fast, v20). COVER_ONE_SMSP 0: the old layout. */
-#ifndef COVER_ONE_SMSP
-#define COVER_ONE_SMSP 1
-#endif
-/* Thread t of its group (threadIdx.y), 0 .. COVER_T - 1. */
-static __device__ __forceinline__ int cover_tid(void)
-{
-    return COVER_ONE_SMSP ? threadIdx.x + 32 * threadIdx.z : threadIdx.x;
-}
+ * (in the order of the block's threads) to scheduler w % 4, so a block of
+ * 32 x COVER_KG x COVER_WARPS threads makes warp w warp w / 4 of group
+ * w % 4: each group has a scheduler to itself, and no warp waits at its
+ * group's barrier on warps that another group holds back (PERF.md,
+ * ## fast, cover). Thread t of its group (threadIdx.y), 0 .. COVER_T - 1. */
+static __device__ __forceinline__ int cover_tid(void) { return threadIdx.x + 32 * threadIdx.z; }
 
 /* The groups share k in runs of half stages, not stages: 1055 is 66
  * stages, 17, 17, 17 and 15 a group, and the last group waited two stages
@@ -134,34 +119,25 @@ static __device__ __forceinline__ void cover_copy_b(cover_stage<TN> *st, const f
  * 8 threads. */
 static __device__ __forceinline__ int cover_row(int t) { return 32 * (t / 32) + 8 * (t % 32 / 8); }
 
-/* The stage's 16 k-rows are unrolled whole, not 8 at a time in a loop
- * (v20: with COVER_ONE_SMSP 2% faster; since v21 the copies' places
- * need every k-row's number known). COVER_SMEM32: the loop's shared loads
- * from two 32-bit addresses made once (lds128), not from the stage's
+/* The 16 bytes at shared-memory address addr. The loop's shared loads
+ * are made from two 32-bit addresses made once, not from the stage's
  * pointer, whose shared-window base ptxas made again (S2R of the CTA's
- * id) every 8 k-rows, the first loads waiting on it; 0.1-0.6% (v20). */
-#ifndef COVER_SMEM32
-#define COVER_SMEM32 1
-#endif
-
-#if COVER_SMEM32
-/* The 16 bytes at shared-memory address addr. */
+ * id) every 8 k-rows, the first loads waiting on it. */
 static __device__ __forceinline__ float4 lds128(unsigned addr)
 {
     float4 v;
     asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
     return v;
 }
-#endif
 
-/* The thread's 8 x TN multiply-adds of one stage: rows r.. of a's stage,
- * columns cb.. of b's, the stage's k-rows in two halves of 8, the second
- * only where `rows` (those before kend) reach it; before k-row q,
- * before(q). With COVER_SMEM32, sa and sb are the shared addresses of a's
- * row r and of the stage plus cb floats. */
+/* The thread's 8 x TN multiply-adds of one stage, sa and sb the shared
+ * addresses of its first row of a's stage and of the stage plus its
+ * first column of b's. The stage's 16 k-rows are unrolled whole, in two
+ * halves of 8, the second only where `rows` (those before kend) reach
+ * it; before k-row q, before(q), whose copies' places need every k-row's
+ * number known. */
 template <int TN, class Before>
-static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_stage<TN> *st, int r, int cb,
-                                                 int rows, Before &&before, unsigned sa = 0, unsigned sb = 0)
+static __device__ __forceinline__ void cover_fma(float acc[8][TN], int rows, Before &&before, unsigned sa, unsigned sb)
 {
 #pragma unroll
     for (int q = 0; q < FAST_BK; q++) {
@@ -169,48 +145,34 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], const cover_s
             break;
         before(q);
         float av[8], bv[COVER_CP(TN)];
-#if COVER_SMEM32
-        constexpr unsigned AS = sizeof(st->as[0]), BS = sizeof(st->bs[0]), BOFF = sizeof(st->as);
+        constexpr unsigned AS = sizeof(cover_stage<TN>::as[0]), BS = sizeof(cover_stage<TN>::bs[0]);
+        constexpr unsigned BOFF = sizeof(cover_stage<TN>::as);
         *(float4 *)&av[0] = lds128(sa + q * AS);
         *(float4 *)&av[4] = lds128(sa + q * AS + 16);
 #pragma unroll
         for (int g = 0; g < COVER_CP(TN) / 4; g++)
             *(float4 *)&bv[4 * g] = lds128(sb + BOFF + q * BS + 16 * g);
-#else
-        *(float4 *)&av[0] = *(const float4 *)&st->as[q][r];
-        *(float4 *)&av[4] = *(const float4 *)&st->as[q][r + 4];
-#pragma unroll
-        for (int g = 0; g < COVER_CP(TN) / 4; g++)
-            *(float4 *)&bv[4 * g] = *(const float4 *)&st->bs[q][cb + 4 * g];
-#endif
 #pragma unroll
         for (int e = 0; e < 8 * TN; e++) {
             int i, j;
-            fma_place<FAST_FMA_COVER, 8, TN>(e, i, j);
+            fma_place<FAST_FMA_B_SNAKE, 8, TN>(e, i, j);
             acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
 }
 
 /* Before k-row q of a stage's arithmetic, the copies of the stage at k0
- * that go there. COVER_SPREAD: a whole stage's 32 in 8 bursts of 4, a's
- * rows two at a time before k-rows 0, 4, 8 and 12, b's k-rows four at a
- * time before k-rows 2, 6, 10 and 14; 0: v20's two bursts of 16, a's
- * before k-row 0, b's before k-row 8. Where the bursts go moves ptxas's
- * schedule as the order of the multiply-adds does: at 1037x1055x1031
- * (H200, this file's order) the 8 bursts ran 0.0578 ms in each of three
- * runs, two bursts each of a and b 0.0576-0.0589 at the k-rows tried;
- * with v20's order the places alone ran from 0.0595 to 0.0644 against
- * v20's 0.0612-0.0620 (PERF.md, ## fast, v21). The last stage, checked,
+ * that go there: a whole stage's 32 in BURSTS bursts of 4, a's rows two
+ * at a time before k-rows 0, 4, 8 and 12, b's k-rows four at a time
+ * before k-rows 2, 6, 10 and 14. Where the bursts go moves ptxas's
+ * schedule as the order of the multiply-adds does; these places ran as
+ * fast as any tried (PERF.md, ## fast, cover). The last stage, checked,
  * goes all before k-row 0. */
-#ifndef COVER_SPREAD
-#define COVER_SPREAD 1
-#endif
 template <int TN>
 static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const fast_args &p, int i0, int jb, int k0,
                                                     int kend, int q)
 {
-    constexpr int V = COVER_BM / (4 * COVER_WARPS), BURSTS = COVER_SPREAD ? 4 : 1, EVERY = FAST_BK / BURSTS;
+    constexpr int V = COVER_BM / (4 * COVER_WARPS), BURSTS = 4, EVERY = FAST_BK / BURSTS;
     static_assert(FAST_BK % (2 * BURSTS) == 0 && V % BURSTS == 0, "each burst copies whole rows and k-rows");
     if (k0 + FAST_BK > kend) {
         if (q == 0) {
@@ -229,12 +191,8 @@ static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const f
  * j0), in its own stages st: tile_product's pipeline (each step waits for
  * its stage, starts the copies of the stage COVER_STAGES - 1 ahead, then
  * does its arithmetic), into acc; the copies go among the arithmetic
- * (cover_copies). On the H100 at 1037x1055x1031, with a stage's k-rows in
- * a loop of 8 (Nsight Compute; PERF.md, ## fast, v17): all 32 at once,
- * with no other instruction between them, stalled the warps on the queue
- * of loads (66 us); split in two, 64-65 us; in four parts, the loop at
- * 168 registers, 71; one a k-row, 71. With the stage unrolled whole
- * (v21), 8 bursts of 4 run as fast as any places tried. */
+ * (cover_copies): all 32 at once, with no other instruction between
+ * them, stalled the warps on the queue of loads. */
 template <int TN>
 static __device__ __forceinline__ void cover_product(const fast_args &p, cover_stage<TN> *st, int i0, int j0,
                                                      int kbeg, int kend, float acc[8][TN])
@@ -242,12 +200,8 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
     int t = cover_tid(), steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
     int r = cover_row(t), cb = COVER_CP(TN) * (t % 8);
     int jb = j0 + t / COVER_CP(TN) * TN + t % COVER_CP(TN);
-#if COVER_SMEM32
     unsigned sa0 = (unsigned)opaque((int)__cvta_generic_to_shared(&st[0].as[0][r]));
     unsigned sb0 = (unsigned)opaque((int)__cvta_generic_to_shared((float *)st + cb));
-#else
-    unsigned sa0 = 0, sb0 = 0;
-#endif
 #pragma unroll
     for (int s = 0; s < COVER_STAGES - 1; s++) {
         if (s < steps) {
@@ -262,7 +216,7 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
         int next = s + COVER_STAGES - 1, k0 = kbeg + next * FAST_BK;
         cover_stage<TN> *later = &st[next % COVER_STAGES];
         unsigned slot = (unsigned)(s % COVER_STAGES) * (unsigned)sizeof(cover_stage<TN>);
-        cover_fma<TN>(acc, &st[s % COVER_STAGES], r, cb, kend - kbeg - s * FAST_BK, [&](int q) {
+        cover_fma<TN>(acc, kend - kbeg - s * FAST_BK, [&](int q) {
             if (next < steps)
                 cover_copies<TN>(later, p, i0, jb, k0, kend, q);
         }, sa0 + slot, sb0 + slot);
@@ -273,55 +227,34 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
 /* The groups' tiles (group g's at part + g * gstride, rows BN + 1 floats
  * apart) added in group order and stored into d by every thread of the
  * block, as kg_sum does; but the first r0 rows and c0 columns, which
- * belong to the tiles before. Not kg_sum's loop with these as parameters:
- * that one, with its checks of c's edges, ran the cover kernel 0.6-0.9%
- * slower at 1037x1055x1031 (three rounds, H100; PERF.md, ## fast, v18).
- * With COVER_SUM_COLS a thread keeps one column and walks its rows,
- * RA = COVER_KG * COVER_T / BN at a time (4 at 88 columns: 352 of the 384
- * threads), with no division and each load and store a step from the
- * last; a warp's loads still read consecutive floats and its stores
- * write them. The sums took 1.6 us a block where the loop over
- * elements, a division and a check each, took 2.1 (clock reads, H200;
- * 0.5-0.8% of 1037x1055x1031). COVER_SUM_COLS 0: that loop. */
-#ifndef COVER_SUM_COLS
-#define COVER_SUM_COLS 1
-#endif
+ * belong to the tiles before. A thread keeps one column and walks its
+ * rows, RA = COVER_KG * COVER_T / BN at a time (4 at 88 columns: 352 of
+ * the 384 threads), with no division and each load and store a step
+ * from the last, where a loop over elements with a division and a check
+ * each ran slower (PERF.md, ## fast, cover); a warp's loads still read
+ * consecutive floats and its stores write them. */
 template <int BN>
 static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float *part, size_t gstride)
 {
     int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    if (COVER_SUM_COLS) {
-        constexpr int RA = COVER_KG * COVER_T / BN;
-        static_assert(COVER_BM % RA == 0, "the rows split evenly among the threads of a column");
-        int j = t % BN, i = t / BN;
-        if (i >= RA || j < c0)
-            return;
-        const float *at = part + i * (BN + 1) + j;
-        float *out = d.at + (size_t)i * d.ld + j;
-        size_t step = (size_t)RA * d.ld;
-#pragma unroll 8
-        for (int n = 0; n < COVER_BM / RA; n++) {
-            float s = at[0];
-#pragma unroll
-            for (int g = 1; g < COVER_KG; g++)
-                s += at[g * gstride];
-            if (i + n * RA >= r0)
-                *out = s;
-            at += RA * (BN + 1);
-            out += step;
-        }
+    constexpr int RA = COVER_KG * COVER_T / BN;
+    static_assert(COVER_BM % RA == 0, "the rows split evenly among the threads of a column");
+    int j = t % BN, i = t / BN;
+    if (i >= RA || j < c0)
         return;
-    }
-    int all = blockDim.x * blockDim.y * blockDim.z;
-    for (int e = t; e < COVER_BM * BN; e += all) {
-        int i = e / BN, j = e % BN;
-        const float *at = part + i * (BN + 1) + j;
+    const float *at = part + i * (BN + 1) + j;
+    float *out = d.at + (size_t)i * d.ld + j;
+    size_t step = (size_t)RA * d.ld;
+#pragma unroll 8
+    for (int n = 0; n < COVER_BM / RA; n++) {
         float s = at[0];
 #pragma unroll
         for (int g = 1; g < COVER_KG; g++)
             s += at[g * gstride];
-        if (i >= r0 && j >= c0)
-            d.at[(size_t)i * d.ld + j] = s;
+        if (i + n * RA >= r0)
+            *out = s;
+        at += RA * (BN + 1);
+        out += step;
     }
 }
 
@@ -380,6 +313,6 @@ int fast_cover_run(int i, float *c, const float *a, const float *b, int m, int n
     const fast_cover_kernel *f = &fast_cover_kernels[i];
     fast_args p = {c, a, b, m, n, k, k, k, n, n, 0, n % 4 == 0 && aligned16(c), 0, NULL};
     unsigned tiles = gpu_cdiv(m, COVER_BM) * gpu_cdiv(n, 8 * f->tn);
-    dim3 block = COVER_ONE_SMSP ? dim3(32, COVER_KG, COVER_WARPS) : dim3(COVER_T, COVER_KG);
+    dim3 block(32, COVER_KG, COVER_WARPS);
     return gpu_launch(f->k.fn, f->k.name, dim3(tiles), block, f->smem, __FILE__, __LINE__, p);
 }

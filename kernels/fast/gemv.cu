@@ -5,12 +5,8 @@
 /* Arrivals at each column group of gemv_cols (fast.cuh, arrived_last). */
 static __device__ unsigned gemv_arrived[FAST_SK_TILES];
 
-#ifndef GEMV_BATCH
 #define GEMV_BATCH 8  /* rows of b a lane has in flight (col_sums) */
-#endif
-#ifndef GEMV_PER_SM
-#define GEMV_PER_SM 4 /* blocks an SM that gemv_cols_run's slices aim at */
-#endif
+#define GEMV_PER_SM 4 /* blocks an SM that fast_gemv_cols_run's slices aim at */
 
 /* c (m x 1) = a (m x k) @ b (k x 1): a warp per row, reading it 16 bytes
  * a lane where the rows allow (vec), then a shuffle tree. Every byte of a

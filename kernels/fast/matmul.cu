@@ -223,11 +223,7 @@ static double plan_cost_sk(int cfg, int m, int n, int k, int sms)
  * the SMs hold at once (one wave: a block is an SM's whole tile), or a
  * group's run of k-steps past FAST_FOLD (no fold) or under
  * FAST_KG_MIN_RUN. A block's groups at the shape's rate, each its run
- * plus a step of start, and the sum of their tiles; scaled by
- * FAST_KG_OVER. */
-#ifndef FAST_KG_OVER
-#define FAST_KG_OVER 1.0
-#endif
+ * plus a step of start, and the sum of their tiles. */
 /* Unlike stream-K's blocks (FAST_SK_MIN_SHARE), the groups add their sums
  * in shared memory, with no slots through L2 and no second kernel, so a
  * short run costs a group only its pipeline's start: at a short k the
@@ -248,7 +244,7 @@ static double plan_cost_kg(int cfg, int m, int n, int k, int sms)
         run * FAST_BK > FAST_FOLD || run < FAST_KG_MIN_RUN)
         return -1;
     double work = (double)FAST_KG * f->bm * f->bn * FAST_BK * (run + 1) / f->rel;
-    return (work + (double)FAST_KG * f->bm * f->bn) * FAST_KG_OVER;
+    return work + (double)FAST_KG * f->bm * f->bn;
 }
 
 /* The plan with the lowest estimate (into *cost): every configuration,
@@ -418,9 +414,7 @@ static const fast_plan *route_plan(const fast_route *r) { return r->padded ? &r-
  * 62.3 us, on b padded 58.1 (Nsight Compute, H100, PERF.md, ## fast, v16;
  * 1.2 times before copy_b's whole stages), so that b's copy (~5 us) no
  * longer pays there. */
-#ifndef FAST_RAW_OVER_KG
 #define FAST_RAW_OVER_KG 1.07
-#endif
 static double raw_over(const fast_plan *pl)
 {
     if (pl->vec)
@@ -526,9 +520,7 @@ static double thin_cost(int m, int k)
  *   faster (v9); the rest through padded copies ran those two 6-8%
  *   slower (v12).
  * Else none. */
-#ifndef FAST_THIN_UNDER
 #define FAST_THIN_UNDER 0.85
-#endif
 static int thin_cols(const fast_route *whole, fast_route *rest, int m, int n, int k, int ua, int ub)
 {
     int w = n % 64, n0 = n - w;
@@ -639,24 +631,18 @@ static int kg_rows_beside(const fast_route *core, int m0, int n0, int k, int h)
  * later, and 1037's 13 and 7 (0.75) 20 us later. (1037's rows beside it
  * and its columns in its blocks ran no faster than both in the blocks:
  * the edges' code in the loop costs most of it, however few it makes.)
- * And the block's shared memory at most EDGE_SMEM. FAST_EDGES_BESIDE (a
- * measurement build's switch): 0 never, 1 wherever there are free SMs. */
-#ifndef FAST_EDGE_RATE
+ * And the block's shared memory at most EDGE_SMEM. */
 #define FAST_EDGE_RATE 0.38
-#endif
 #define FAST_EDGE_RIGHT 1.5
 #define FAST_KG_EDGE_COST 0.12
-#ifndef FAST_EDGES_BESIDE
-#define FAST_EDGES_BESIDE -1
-#endif
 static int kg_edges_beside(const fast_route *core, int m0, int n0, int k, int h, int w)
 {
     int free = kg_free_sms(core, m0, n0), n = n0 + w, q = free > 0 ? edge_quads(n, free) : 0;
-    if (FAST_EDGES_BESIDE == 0 || !gpu_can_launch_early() || free < 1 || q > EDGE_THREADS ||
+    if (!gpu_can_launch_early() || free < 1 || q > EDGE_THREADS ||
         edge_smem(h ? h : 1, n, k, free) > EDGE_SMEM)
         return 0;
     double work = ((double)h * 4 * q + (w ? FAST_EDGE_RIGHT * 8 * gpu_cdiv(m0, free) : 0)) * k;
-    return FAST_EDGES_BESIDE == 1 || work <= FAST_EDGE_RATE * (1 + FAST_KG_EDGE_COST) * core->cost;
+    return work <= FAST_EDGE_RATE * (1 + FAST_KG_EDGE_COST) * core->cost;
 }
 
 /* The product as kg_edges says: the k-groups product of the first m - h
@@ -696,9 +682,7 @@ static int kg_run(const fast_route *core, float *c, const float *a, const float 
  * 0.0553-0.0556 against 0.0546-0.0549) or level (1037x1055x1024); it
  * would take 1009x1013x1019 from 1.018 on and 1037x1055x1024 from 1.058
  * (PERF.md, ## fast, v21). */
-#ifndef COVER_REL
 #define COVER_REL 1.03
-#endif
 static const double cover_rel[FAST_NCOVERS] = {COVER_REL};
 #define NCOVERS FAST_NCOVERS
 
@@ -747,17 +731,13 @@ static double kg_edges_cost(const fast_route *core, int m0, int n0, int k, int h
 }
 
 /* The cover that makes m x n x k sooner than `other` (another plan's
- * estimate), or NULL. FAST_COVER (a measurement build's switch): 0 never,
- * 1 wherever one applies. */
-#ifndef FAST_COVER
-#define FAST_COVER -1
-#endif
+ * estimate), or -1. */
 static int cover_for(int m, int n, int k, double other)
 {
     int best = -1;
-    for (int i = 0; i < NCOVERS && FAST_COVER != 0; i++) {
+    for (int i = 0; i < NCOVERS; i++) {
         double c = cover_cost(i, m, n, k);
-        if (c >= 0 && (FAST_COVER == 1 || c < other))
+        if (c >= 0 && c < other)
             best = i, other = c;
     }
     return best;

@@ -423,9 +423,7 @@ typedef struct {
  * (PERF.md, Elementwise). One operand and a broadcast value (x * 2) keep
  * 4, as the unary kernels do (x * 2 there: 0.917-0.920 so, 0.914-0.916 at
  * 8, on another H200); the aligned kernels 2. */
-#ifndef EW_SHIFT_U
 #define EW_SHIFT_U 8
-#endif
 
 /* out[i] = a[i] op b[i], either side possibly one broadcast value, read
  * once per thread. Every pointer read is D floats past out's phase

@@ -22,9 +22,7 @@
  * in flight); the products with copies 0.5-4% faster; 1024 no faster
  * (PERF.md, ## fast, v11). The grid's first `split` blocks copy job a,
  * the others job b. */
-#ifndef FAST_PAD_CHUNK
 #define FAST_PAD_CHUNK 512
-#endif
 static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned split)
 {
     constexpr int U = FAST_PAD_CHUNK / 32;

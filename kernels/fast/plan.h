@@ -14,24 +14,15 @@
 #define FAST_HD
 #endif
 
-#ifndef FAST_BK
-#define FAST_BK 16      /* k-depth of one shared-memory stage */
-#endif
-#ifndef FAST_STAGES
-#define FAST_STAGES 3   /* stages in flight: 3 x 16 of k hide a global load */
-#endif
-#ifndef FAST_APAD
-#define FAST_APAD 4     /* floats of padding per k-row of a's tile (see fast_stage) */
-#endif
+#define FAST_BK 16    /* k-depth of one shared-memory stage */
+#define FAST_STAGES 3 /* stages in flight: 3 x 16 of k hide a global load */
+#define FAST_APAD 4   /* floats of padding per k-row of a's tile (see fast_stage) */
 /* The k-depth of one running sum: a block adds its accumulators into its
  * output every FAST_FOLD of k (add4) and starts them again from zero,
  * because one FP32 sum of k products loses accuracy in proportion to k
  * (3001x2999x3000 on U(0,1) inputs: 3.9 times cuBLAS's error in one sum,
- * 2.0 in sums 2048 deep, 1.2 in sums 1024 deep). A multiple of FAST_BK.
- * The #ifndef guards let a measurement build variants (-DFAST_FOLD=...). */
-#ifndef FAST_FOLD
+ * 2.0 in sums 2048 deep, 1.2 in sums 1024 deep). A multiple of FAST_BK. */
 #define FAST_FOLD 1024
-#endif
 
 /* How a plan's blocks share the work; FAST_KGEDGES is FAST_KGROUPS's
  * kernel with the edges beside the tiles (fast_kg_edges), which run_plan
@@ -50,9 +41,7 @@ enum { FAST_DATA, FAST_STREAMK, FAST_KGROUPS, FAST_KGEDGES, FAST_KINDS };
  * groups a block, tiles of COVER_BM rows; the groups share k in runs of
  * half stages (cover_run_halves: a group's run, in halves). */
 #define COVER_WARPS 3
-#ifndef COVER_KG
 #define COVER_KG 4 /* warp groups a block */
-#endif
 #define COVER_BM (32 * COVER_WARPS) /* 4 thread rows of 8 outputs a warp */
 #define COVER_HALF (FAST_BK / 2)
 static inline FAST_HD int cover_run_halves(int k)

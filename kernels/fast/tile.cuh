@@ -12,9 +12,7 @@
 
 /* Block rows walked together, for L2 reuse of b's tiles: at 4096^3 4 ran
  * 1.5% faster than 8, and 1, 2 and 16 slower (PERF.md, v8). */
-#ifndef FAST_GROUP
 #define FAST_GROUP 4
-#endif
 
 /* Where outputs go: `at` is the corner of the region (all of c or of a
  * slice's partial product, a tile of c, or a stream-K slot, which holds a
@@ -223,32 +221,20 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * again in v21, after v20 had changed its layout: column after column ran
  * 0.0599-0.0601 ms against 0.0612-0.0620 in v20's order, and 0.0578 with
  * the copies spread (cover_copies), where v20's order ran 0.0601-0.0603.
- * Building with an order 0 (-DFAST_FMA_16X8=0 ...) gives the kernels as
- * they were before v19, byte for byte. */
-#define FAST_FMA_ROWS 0         /* row after row, each from column 0 */
+ * The 8 x 8 kernels take FAST_FMA_SNAKE, the 16 x 8 kernel
+ * FAST_FMA_SNAKE_HALVES, the cover kernel FAST_FMA_B_SNAKE. */
 #define FAST_FMA_SNAKE 1        /* odd rows backwards */
 #define FAST_FMA_SNAKE_HALVES 2 /* a snake over columns 5, 4, 7, 6, 1, 0, 3, 2 (C = 8): pairs swapped, halves too */
-#define FAST_FMA_SNAKE_SPREAD 3 /* a snake over rows 0, R/2, 1, R/2 + 1, ... */
 #define FAST_FMA_B_SNAKE 4      /* b outer: column after column, its rows a snake */
-#ifndef FAST_FMA_16X8
-#define FAST_FMA_16X8 FAST_FMA_SNAKE_HALVES
-#endif
-#ifndef FAST_FMA_8X8
-#define FAST_FMA_8X8 FAST_FMA_SNAKE
-#endif
-#ifndef FAST_FMA_COVER
-#define FAST_FMA_COVER FAST_FMA_B_SNAKE
-#endif
 
 /* Row i and column j of the e-th multiply-add of an R x C outer product
  * in order O. */
 template <int O, int R, int C> static __device__ __forceinline__ void fma_place(int e, int &i, int &j)
 {
-    static_assert((O != FAST_FMA_SNAKE_HALVES || C % 2 == 0) && (O != FAST_FMA_SNAKE_SPREAD || R % 2 == 0),
-                  "each order visits every (i, j) once only for these shapes");
+    static_assert(O != FAST_FMA_SNAKE_HALVES || C % 2 == 0, "each order visits every (i, j) once only for these shapes");
     int v = e / C, x = v % 2 ? C - 1 - e % C : e % C; /* the v-th row, a snake */
-    i = O == FAST_FMA_SNAKE_SPREAD ? v % 2 * (R / 2) + v / 2 : v;
-    j = O == FAST_FMA_ROWS ? e % C : O == FAST_FMA_SNAKE_HALVES ? ((x ^ 1) + C / 2) % C : x;
+    i = v;
+    j = O == FAST_FMA_SNAKE_HALVES ? ((x ^ 1) + C / 2) % C : x;
     if (O == FAST_FMA_B_SNAKE) {
         int u = e / R, w = e % R; /* the u-th column, a snake */
         i = u % 2 ? R - 1 - w : w;
@@ -283,7 +269,7 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
 #pragma unroll
         for (int e = 0; e < 32 * MI; e++) {
             int i, j;
-            fma_place<MI == 4 ? FAST_FMA_16X8 : FAST_FMA_8X8, 4 * MI, 8>(e, i, j);
+            fma_place<MI == 4 ? FAST_FMA_SNAKE_HALVES : FAST_FMA_SNAKE, 4 * MI, 8>(e, i, j);
             acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
