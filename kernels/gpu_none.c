@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "kernels/fast/plan.h"
 #include "kernels/gpu.h"
 #include "kernels/user_client.h"
 
@@ -57,6 +58,9 @@ int gpu_gate_close(double timeout_us) { return no_cuda(); }
 void gpu_gate_open(void) {}
 int gpu_sync(void) { return 0; }   /* nothing was queued */
 int gpu_idle(void) { return 1; }
+
+/* Mode fast's device facts: none without CUDA. */
+int fast_device_facts(fast_device *dev) { return no_cuda(); }
 
 gpu_mark *gpu_mark_new(void) { return NULL; }
 int gpu_mark_record(gpu_mark *m) { return 0; }

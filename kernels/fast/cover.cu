@@ -303,9 +303,8 @@ static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover
 }
 
 #define COVER_SMEM(TN) (COVER_KG * COVER_STAGES * sizeof(cover_stage<TN>))
-const fast_cover_kernel fast_cover_kernels[FAST_NCOVERS] = {
-    {{fast_sgemm_cover<11>, "fast_sgemm_cover<96x88>"}, 11, COVER_SMEM(11)},
-};
+#define COVER_KERNEL(TN, NAME) {{fast_sgemm_cover<TN>, "fast_sgemm_cover<" NAME ">"}, TN, COVER_SMEM(TN)},
+const fast_cover_kernel fast_cover_kernels[FAST_NCOVERS] = {FAST_COVERS(COVER_KERNEL)};
 
 /* c (m x n) = a (m x k) @ b (k x n) by cover i, every row as it lies. */
 int fast_cover_run(int i, float *c, const float *a, const float *b, int m, int n, int k)

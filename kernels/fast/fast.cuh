@@ -107,7 +107,6 @@ typedef struct {
     int tn;
     size_t smem;
 } fast_cover_kernel;
-#define FAST_NCOVERS 1
 extern const fast_cover_kernel fast_cover_kernels[FAST_NCOVERS];
 int fast_cover_run(int i, float *c, const float *a, const float *b, int m, int n, int k);
 

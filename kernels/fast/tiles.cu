@@ -273,3 +273,12 @@ int fast_sum_run(float *c, int ldc, const float *part, int m, int n, int slices)
 #define FAST_SK_0(BM, BN, WM) {{NULL, NULL}, {NULL, NULL}}
 #define FAST_TILE_ROW(BM, BN, WM, SK) {FAST_DP(BM, BN, WM), FAST_SK_##SK(BM, BN, WM)},
 const fast_kernel fast_tile_kernels[FAST_NSHAPES][2][2] = {FAST_SHAPES(FAST_TILE_ROW)};
+
+/* The planner's figures of each shape (plan.c, fast_shapes) are these
+ * kernels'. */
+#define FAST_SHAPE_AGREES(BM, BN, WM, SK)                                                                          \
+    static_assert(FAST_STAGES * FAST_BK * ((BM) + FAST_APAD + (BN)) * sizeof(float) ==                             \
+                          FAST_STAGES * sizeof(fast_stage<BM, BN>) &&                                              \
+                      (BM) / (WM) * ((BN) / 64) * 32 == FAST_THREADS(BM, BN, WM),                                  \
+                  "plan.c's shape " #BM "x" #BN " is the kernels'");
+FAST_SHAPES(FAST_SHAPE_AGREES)
