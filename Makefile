@@ -220,7 +220,9 @@ $(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(FUZZ_DEPS)
 
 fuzz-targets: $(FUZZ_BIN)
 
-$(GPU_TEST): tests/gpu/gpu_test.c tests/check.h $(CORE_OBJ)
+# gpu_test is tests/gpu/gpu_test.c, which includes the other files of
+# tests/gpu/: one translation unit.
+$(GPU_TEST): tests/gpu/gpu_test.c $(wildcard tests/gpu/*.c) tests/check.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LDLIBS)
 
