@@ -19,13 +19,16 @@
 # WITH_READLINE=0|1, WITH_NCURSES=0|1, WITH_BLAS=0|1. Everything below with
 # ?= can be overridden on the command line or in the environment.
 
+# The files build in parallel, a job a core, unless a -j was given (which
+# wins) or this is a sub-make (which shares its parent's jobs).
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
-# SASS for these architectures plus PTX for the newest, so that newer GPUs
-# JIT it. CUDA 13 builds for sm_75 (Turing) and later.
-CUDA_ARCH ?= 75 80 86 89 90
 NVCCFLAGS ?= -O3 -g -lineinfo
 PREFIX    ?= /usr/local
 BUILD     ?= build
@@ -41,6 +44,20 @@ probe_c = $(shell printf '$(H)include <stdio.h>\n$(H)include <$(1)>\nint main(vo
 # not found): a build without CUDA says which (kernels/gpu_none.c).
 CUDA_ORIGIN   := $(origin WITH_CUDA)
 WITH_CUDA     ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+# The GPU architectures to build SASS for, plus PTX for the newest, which
+# newer GPUs JIT. By default the GPUs present, as nvidia-smi reports their
+# compute capability; with none, sm_90 alone: the Hopper GPUs cuk is
+# measured on (kernels/PERF.md) run its SASS, and a newer GPU its PTX.
+# `make CUDA_ARCH=all` builds every architecture CUDA 13 has, Turing on
+# (75 80 86 89 90); CUDA_ARCH=90 or CUDA_ARCH="80 90" builds those.
+CUDA_ARCH_ALL := 75 80 86 89 90
+ifeq ($(origin CUDA_ARCH),undefined)
+CUDA_ARCH := $(if $(filter 1,$(WITH_CUDA)),$(or $(shell nvidia-smi --query-gpu=compute_cap \
+                --format=csv,noheader 2>/dev/null | tr -d . | grep -xE '[0-9]+' | sort -un),90))
+endif
+ifeq ($(CUDA_ARCH),all)
+override CUDA_ARCH := $(CUDA_ARCH_ALL)
+endif
 # Mode multi moves data between GPUs with NCCL, opened with dlopen like
 # cuBLAS; only its header is needed to build (the toolkit ships it).
 WITH_NCCL     ?= $(shell test -f $(CUDA_HOME)/include/nccl.h && echo 1 || echo 0)
@@ -57,6 +74,7 @@ REF_BLAS_DIR  ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/blas
 REF_BLAS_FILE := $(wildcard $(REF_BLAS_DIR)/libblas.so.3)
 # Run each probe once, not at every use.
 WITH_CUDA := $(WITH_CUDA)
+CUDA_ARCH := $(CUDA_ARCH)
 WITH_NCCL := $(WITH_NCCL)
 WITH_READLINE := $(WITH_READLINE)
 WITH_NCURSES := $(WITH_NCURSES)
@@ -120,8 +138,10 @@ FEATURES += -DCUK_HAVE_NCURSES=1
 REPL_LIBS += -lncursesw
 endif
 
-CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(BASE_SRC) $(ENGINE_SRC) $(KERNEL_SRC)) \
-            $(patsubst %.cu,$(BUILD)/%.o,$(CU_SRC))
+# The CUDA files first, the fast wing's (the longest) leading: a parallel
+# build starts them at once, and the short C files fill in around them.
+CORE_OBJ := $(patsubst %.cu,$(BUILD)/%.o,$(filter kernels/fast/%,$(CU_SRC)) $(filter-out kernels/fast/%,$(CU_SRC))) \
+            $(patsubst %.c,$(BUILD)/%.o,$(BASE_SRC) $(ENGINE_SRC) $(KERNEL_SRC))
 REPL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(REPL_SRC))
 
 UNIT_SRC  := $(wildcard tests/unit/*.c)
