@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # gpu-check.sh - everything that needs a GPU, in one go, on a GPU machine
-# (docs/building-and-testing.md): build, the GPU tests, compute-sanitizer
-# memcheck and racecheck over them, the ratios of `make bench` and the
+# (docs/building-and-testing.md): build, the GPU tests (gpu_test, and the
+# unit test programs, whose GPU cases skip elsewhere), compute-sanitizer
+# memcheck and racecheck over gpu_test, the ratios of `make bench` and the
 # benchmarks.
 # Logs go to $OUT, if set, or ./gpu-check-logs. BUILD names the build
 # folder (default build); with steps that leave out `build`, one built on
 # another machine and copied here runs as it is.
 #
 #   bench/gpu-check.sh [build] [tests] [sanitize] [perf] [bench] [all]   (default: all)
+#   SANITIZE_ARGS="--quick --fast-gemm" bench/gpu-check.sh tests sanitize
+#                      the tests, and the sanitizers over fast's product alone
 set -u
 # NCCL (mode multi) never with NVLink multicast: on a shared host it can
 # take every GPU out of service. cuk sets it too; this covers what it runs.
@@ -26,7 +29,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 if want build; then
     t0=$SECONDS
-    make -j"$(nproc)" BUILD="$build" cuk "$build/tests/gpu_test" >"$out/build.log" 2>&1
+    make -j"$(nproc)" BUILD="$build" cuk "$build/tests/gpu_test" "$build/tests/test_fast_plan" >"$out/build.log" 2>&1
     note "build: status $? in $((SECONDS - t0)) s; $("$CUK" --version)"
 fi
 
@@ -35,6 +38,12 @@ if want tests; then
     "$build/tests/gpu_test" >"$out/gpu_test.log" 2>&1
     note "gpu_test: status $? in $((SECONDS - t0)) s: $(grep -c '^PASS' "$out/gpu_test.log") passed, $(grep -c '^FAIL' "$out/gpu_test.log") failed, $(grep -c '^SKIP' "$out/gpu_test.log") skipped"
     grep -E '^(FAIL|  )' "$out/gpu_test.log" | head -20
+    t0=$SECONDS
+    for t in "$build"/tests/test_*; do
+        [[ -x "$t" && "$t" != *test_fuzz_replay* ]] && "$t"
+    done >"$out/units.log" 2>&1
+    note "unit test programs: $(grep -c '^PASS' "$out/units.log") passed, $(grep -c '^FAIL' "$out/units.log") failed, $(grep -c '^SKIP' "$out/units.log") skipped in $((SECONDS - t0)) s"
+    grep -E '^FAIL' "$out/units.log" | head -20
 fi
 
 # SANITIZE_ARGS: more gpu_test options under the sanitizers (e.g. --quick,

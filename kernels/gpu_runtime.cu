@@ -607,8 +607,8 @@ extern "C" int gpu_launch_empty(void)
 
 /* A timed op's first mark fires as soon as the stream reaches it: on an
  * idle device, at once, so that the pair took in the host's work on the
- * op's launch calls (10-20 us a cuBLAS call, ~3 for cuk's kernels; PERF.md,
- * ## fast, session 32). The engine's timing and the benches' pairs
+ * op's launch calls (a cuBLAS call's much more than cuk's kernels'; PERF.md,
+ * how it is measured). The engine's timing and the benches' pairs
  * (bench/perf.h) both queue it. The gate is one thread queued before the
  * mark that spins until the host opens it, a count in mapped host memory
  * reaching the gate's own, or until `ns` have passed (a wait of the host's

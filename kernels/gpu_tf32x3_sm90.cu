@@ -660,8 +660,8 @@ template <int C> static int run(const tf32x3_parts *p, const tf32x3_plan *pl)
  * 128 x 128 are cut in s slices of k: blocks run one an SM, a wave at a
  * time; each costs about 2 k-tiles more to start and to store. The slices'
  * sum: through device memory, about 3 k-tiles more (the partials' trip
- * through the L2, the fences, the last slice's reads: H100, session 19,
- * 511x777x1023 in 4 slices so took 0.036 ms, in 3 clustered 0.031); in a
+ * through the L2, the fences, the last slice's reads: measured against
+ * the clustered sum at 511x777x1023, PERF.md, ## tf32x3); in a
  * cluster, nothing the model counts, but a wave is as many clusters as the
  * GPU runs at once, which is not SMs / s (a cluster's blocks share a GPC:
  * on the H100 39 clusters of 3, 30 of 4). A model to choose s and the sum,

@@ -1,15 +1,15 @@
 /* cover.cu - mode fast's cover kernel: tiles of 96 x 88 that cover the
  * whole output in one wave (1037 x 1031 in 11 x 12 = 132, a tile an SM of
- * the H100 or H200), with the k-groups kernel's plan (a tile an SM, its k
+ * a 132-SM Hopper GPU), with the k-groups kernel's plan (a tile an SM, its k
  * shared by COVER_KG warp groups, their sums added in shared memory in
  * group order): no edges. */
 #include "kernels/fast/tile.cuh"
 
 /* 1037 x 1031 in 64 x 128 tiles is 1024 x 1024 in 128 of them, and 13 rows
- * and 7 columns that cost the product 15-20% whether its blocks make them
- * or gemm_edges does (PERF.md, ## fast, v16). Tiles of 96 x 88 cover all
- * of 1037 x 1031 in 11 x 12 = 132, one an SM of the H100 or H200, each 3%
- * bigger than 64 x 128: no edges. The k-groups kernel's plan (a tile an
+ * and 7 columns that cost the product much of its time whether its blocks
+ * make them or gemm_edges does. Tiles of 96 x 88 cover all of 1037 x 1031
+ * in 11 x 12 = 132, each a little bigger than 64 x 128: no edges. The
+ * k-groups kernel's plan (a tile an
  * SM, its k shared by COVER_KG warp groups, their sums added in shared
  * memory in group order), with a thread of 8 x TN outputs: 8 rows (two
  * 16-byte loads of a's k-major stage) and TN columns, which b's stage
@@ -18,11 +18,10 @@
  * row, which the shared memory serves together, read one address of a
  * and 8 x 16 bytes of b in 32 different banks (12 floats apart). A group
  * is 3 warps, and 4 groups (12 warps an SM, at most 168 registers a
- * thread; 168 used) ran 1056x1055x1056 in 0.070 ms where 3 groups took
- * 0.082 (H100, PERF.md, ## fast, v17). The last tile row and column are
+ * thread) ran faster than 3. The last tile row and column are
  * moved back to end at the output's edge: every copy reads inside a and
  * b, and only the last stage, past k, needs checks. */
-#define COVER_STAGES FAST_STAGES /* 4 ran slower (PERF.md, ## fast) */
+#define COVER_STAGES FAST_STAGES /* 4 ran slower */
 #define COVER_T (32 * COVER_WARPS)
 #define COVER_CP(TN) (((TN) + 3) / 4 * 4)                  /* b's floats a thread row in a stage */
 template <int TN> using cover_stage = fast_stage<COVER_BM, 8 * COVER_CP(TN)>;
@@ -38,8 +37,7 @@ static __device__ __forceinline__ int cover_tid(void) { return threadIdx.x + 32 
 /* The groups share k in runs of half stages, not stages: 1055 is 66
  * stages, 17, 17, 17 and 15 a group, and the last group waited two stages
  * at the block's barrier; 132 halves give each group 33 (16 and a half
- * stages). Barrier waits fell from 0.48 to 0.29 cycles an instruction and
- * 1037x1055x1031 ran ~1% faster (H100; PERF.md, ## fast, v18). A group's
+ * stages), and the barrier waits fall. A group's
  * last stage, half before kend, does the first half of its arithmetic
  * only (cover_fma); cover_run_halves (plan.h) is a group's run. */
 
@@ -48,7 +46,7 @@ static __device__ __forceinline__ int cover_tid(void) { return threadIdx.x + 32 
  * lays them (k-major, a warp's 32 copies in 32 banks), with no checks:
  * the stage lies before kend, and every row of a cover block lies in a
  * (fast_sgemm_cover moves the last tiles back). copy_a's checks made 8
- * instructions of each of its 16 copies a stage (H100, SASS). Each
+ * instructions of each of its 16 copies a stage. Each
  * row's address from the first row's, not the row before's: a chain of
  * adds made the warps wait on each. */
 template <int TN>
@@ -166,7 +164,7 @@ static __device__ __forceinline__ void cover_fma(float acc[8][TN], int rows, Bef
  * at a time before k-rows 0, 4, 8 and 12, b's k-rows four at a time
  * before k-rows 2, 6, 10 and 14. Where the bursts go moves ptxas's
  * schedule as the order of the multiply-adds does; these places ran as
- * fast as any tried (PERF.md, ## fast, cover). The last stage, checked,
+ * fast as any tried (PERF.md, ## fast, the plans). The last stage, checked,
  * goes all before k-row 0. */
 template <int TN>
 static __device__ __forceinline__ void cover_copies(cover_stage<TN> *st, const fast_args &p, int i0, int jb, int k0,
@@ -231,7 +229,7 @@ static __device__ __forceinline__ void cover_product(const fast_args &p, cover_s
  * rows, RA = COVER_KG * COVER_T / BN at a time (4 at 88 columns: 352 of
  * the 384 threads), with no division and each load and store a step
  * from the last, where a loop over elements with a division and a check
- * each ran slower (PERF.md, ## fast, cover); a warp's loads still read
+ * each ran slower (PERF.md, ## fast, the plans); a warp's loads still read
  * consecutive floats and its stores write them. */
 template <int BN>
 static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float *part, size_t gstride)
@@ -264,7 +262,7 @@ static __device__ void cover_sum(const fast_dst &d, int r0, int c0, const float 
  * block's threads add the groups' tiles in group order (cover_sum). The
  * tile's rows are 8 TN + 1 floats apart there: 8 TN (88) put a warp's 4
  * thread rows, 8 rows apart, in one bank, and the stores ran 4-way
- * conflicted (Nsight Compute, H100). */
+ * conflicted. */
 template <int TN>
 static __global__ void __launch_bounds__(COVER_KG * COVER_T, 1) fast_sgemm_cover(fast_args p)
 {

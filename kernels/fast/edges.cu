@@ -6,11 +6,9 @@
  * rows, its last w columns (the right strip), made beside a k-groups
  * product of the other m0 x n0 (launched early) by one block in each SM
  * its grid leaves free, not in its blocks (fast_kg_edges), where they
- * cost it 11-14% however few (1037x1056x1032 0.068-0.069 ms, its 13 rows
- * alone or 8 columns alone ~0.067, against 1024x1056x1024's 0.060; H100,
- * PERF.md, ## fast, v16). Beside it they cost nothing where the free SMs
- * make them in the product's time (kg_edges_beside): 13 rows alone or 8
- * columns, not 1037's 13 and 7 (~94 us in its 4 free SMs). A thread of the
+ * cost it a tenth or more however few. Beside it they cost nothing where
+ * the free SMs make them in the product's time (plan.c, kg_edges_beside):
+ * 13 rows alone or 8 columns, not 1037's 13 and 7. A thread of the
  * bottom strip makes H rows x 4 columns (Q apart) over a k-slice of its
  * own, from a's rows in shared memory (16-byte broadcasts, 4 k at a
  * time) and b's floats from L2, and the slices are added in slice order;
@@ -74,7 +72,7 @@ template <int H> static __device__ void edge_bottom(const fast_edge_args &e, flo
     if (s < slices) {
         /* Slices of a multiple of 4 of k: only the last one's last step
          * reaches past k, where a's floats are zeros. (With b's next 4
-         * k-rows in flight during each step, no faster: PERF.md, v16.) */
+         * k-rows in flight during each step, no faster.) */
         int per = (e.k + 4 * slices - 1) / (4 * slices) * 4, kk = s * per, end = min(e.k, kk + per);
         for (; kk + 4 <= end; kk += 4)
             edge_bottom_step<H, false>(acc, sm, kp, e.b, col, e.ldb, kk, end);

@@ -138,8 +138,8 @@ static __global__ void __launch_bounds__(GEMV_WARPS * 32)
  * rows of b; one slice when the column groups are too many to count.
  * Filling every block slot an SM has instead (6 at 40 registers a thread:
  * 25 slices at 1 x 4096 x 4096) made 800 blocks for 792 slots, a second
- * wave of 8 blocks, and ran 13% slower (PERF.md, v5); 17, 8 or 66 slices
- * ran within 5% of one another there. */
+ * wave of 8 blocks, and ran slower; other slice counts near 17 ran about
+ * alike. */
 int fast_gemv_cols_run(float *c, const float *a, const float *b, int n, int k)
 {
     int vec = n % 4 == 0 && aligned16(b) && aligned16(c);

@@ -7,19 +7,18 @@
 
 /* Where the tiles are about as many as the SMs (1024 x 1024: 128 tiles of
  * 64 x 128 for 132 SMs), stream-K's three blocks an SM each take a third
- * of a tile's k-steps and sum the thirds through scratch in L2: at 1037's
- * 1024 rows each block stores its part (3.1 us), counts it (1.6) and the
- * last sums and stores the tile (3.4), and a tile's thirds lie on
- * different SMs, which end at different times (PERF.md, ## fast, v13). A
+ * of a tile's k-steps and sum the thirds through scratch in L2: each
+ * block stores its part, counts it, and the last sums and stores the
+ * tile, and a tile's thirds lie on different SMs, which end at different
+ * times. A
  * block of FAST_KG warp groups (threadIdx.y: the group) instead takes one
  * tile whole: group g makes the g-th of FAST_KG equal runs of its k-steps
  * in stages of its own, with a barrier of its own (group_sync), so the
  * SM runs the 12 warps it runs in stream-K, and the groups' sums are
  * added in shared memory, in group order (k order: the same bits every
  * run), and stored by the whole block. A group's run is at most
- * FAST_FOLD deep (plan_cost_kg): no fold. At 1024 x 1056 x 1024 the
- * blocks end at 54-55 us, where stream-K's SMs ended at 64.5-68 (H100,
- * PERF.md, ## fast, v15). */
+ * FAST_FOLD deep (plan.c, plan_cost_kg): no fold. Its blocks end well
+ * before stream-K's SMs did (PERF.md, ## fast, the plans). */
 
 /* The group's sums into its own stages (free once its warps are done with
  * them), as a BM x BN tile, rows BN floats apart. */
@@ -48,11 +47,10 @@ template <int BN, int T> struct fast_kg_where {
  * A thread's part of a stage is 16-byte loads, as the tile's: 4 columns
  * of the row at 4 of the stage's k (rs), 4 rows of the column at 2 of
  * them (cs), and lanes 0-15 of warp 0 one k of the crossing (x). In
- * kernels of their own (gemm_rows, gemm_thin) in the 4 SMs the product
- * leaves, 1037's 13 rows and 7 columns ended 30 us after it; here they
- * cost it 10-15% (its blocks' ends from 54-55 us to 59-65), 8 columns
- * alone 10% (H100, PERF.md, ## fast, v15). Where they are few enough,
- * gemm_edges makes them in those SMs instead (kg_edges_beside). */
+ * kernels of their own in the few SMs the product leaves, 1037's 13 rows
+ * and 7 columns ended long after it; here they cost it a tenth or so.
+ * Where they are few enough, the edges kernel makes them in those SMs
+ * instead (plan.c, kg_edges_beside). */
 template <int BM, int BN, int T> struct fast_kg_edges {
     static_assert(16 * T == FAST_BK * BN && 8 * T == FAST_BK * BM && T >= 32 + FAST_BK,
                   "each thread 4 columns at 4 k, 4 rows at 2 k");
@@ -71,7 +69,7 @@ template <int BM, int BN, int T> struct fast_kg_edges {
             return;
         /* Warp 0 the row, warp 1 the column, and no other warp: the others
          * copying the column too wrote each float three times (the same
-         * value, but a race: racecheck, PERF.md, ## fast, v15). */
+         * value, but a race that racecheck reports). */
         if (row && warp == 0)
             copy_async<4>(&xs[slot][0][q], ok ? ar + k0 + q : ar, ok);
         else if (col && warp == 1)
@@ -184,7 +182,8 @@ static __device__ void kg_sum(const fast_dst &d, const float *part, size_t gstri
 
 /* Block x makes tile x (tile_of's order) of c, and with EDGES the row
  * and column beside it that fast_kg_edges says (a kernel of its own: the
- * edges' code in the loop, off, cost 1024x1056x1024 6%, v15). Launched
+ * edges' code in the loop, even off, costs a product without edges time).
+ * Launched
  * early where a padded copy is ahead of it. */
 template <int BM, int BN, int WM, bool VEC, bool EDGES>
 static __global__ void __launch_bounds__(FAST_KG * FAST_THREADS(BM, BN, WM), 1) fast_sgemm_kg(fast_args p)

@@ -172,7 +172,7 @@ static int round4(int x) { return (x + 3) / 4 * 4; }
  * grid is every place on the chip (a k-groups grid nearly every SM), so
  * its blocks may take their places while the copy runs; not a
  * data-parallel one, whose fewer blocks, placed while the copy held part
- * of the SMs, ran unevenly (PERF.md, ## fast, unaligned rows). */
+ * of the SMs, ran unevenly (PERF.md, ## fast, the plans). */
 static int run_padded(const fast_route *r, float *c, int ldc, const float *a, const float *b, int ldb_in, int m, int n,
                       int k, size_t *used, const fast_edges *e)
 {

@@ -40,13 +40,10 @@ extern "C" cuk_unary_fn fast_unary;
 /* --- where the float4 part of a buffer starts ------------------------------------ */
 
 /* Elements before p reaches a 512-byte boundary (0..127), at most n. From
- * there a warp's 32 float4 are one whole 512-byte block. On the H100, a
- * sum from x + 1 with only a 16-byte head ran at 0.93 of cublasSdot's
- * bandwidth and x * 2 at 0.76 of the copy, each warp's access straddling
- * five 128-byte lines; with a 128-byte head, x * 2 and exp(x) from x + 1
- * still ran at 0.87 of the copy on the H200 (4.27 TB/s), each warp's
- * access across two 512-byte blocks, and at 0.93-0.94 from a 512-byte
- * one, as from x itself (x + y 0.92 -> 0.97; PERF.md, ## fast:
+ * there a warp's 32 float4 are one whole 512-byte block. With a 16-byte
+ * head each warp's access straddled five 128-byte lines, with a 128-byte
+ * head two 512-byte blocks, and both ran slower from x + 1 than from x
+ * itself; from a 512-byte head they run alike (PERF.md, ## fast:
  * memory-bound). */
 #define FAST_HEAD_BYTES 512
 static size_t head_of(const float *p, size_t n)
@@ -290,13 +287,10 @@ extern "C" int fast_dot(float *out, const float *x, const float *y, size_t n)
  * the last 4 - D floats of the aligned float4 p[i] and the first D of
  * p[i + 1] (p: the aligned float4 at or before the body's first element),
  * two 16-byte loads, the second the next thread's first, mostly from L1.
- * One float a thread, as before, ran x + y, x * 2 and exp(x) so at 0.65,
- * 0.58 and 0.62 of the copy on the H200; this way 0.92, 0.90 and 0.89
- * (__ldg for both loads: the same), and 0.92, 0.92 and 0.91 with four
- * float4 a round and a unary kernel for each op (map_split). Staging the
- * operand through shared memory by cp.async, every load one aligned
- * 512-byte block, ran slower (x * 2 0.86-0.88). The body stops a float4 short of the
- * operand's end (shifted_split), so p[i + 1] holds nothing past it; p[0]
+ * One float a thread ran at about two thirds of the copy's rate, this way
+ * near the aligned kernels'; staging the operand through shared memory by
+ * cp.async ran slower. The body stops a float4 short of the operand's end
+ * (shifted_split), so p[i + 1] holds nothing past it; p[0]
  * starts at most 3 floats before the body's first element, in the same 16
  * bytes of the operand's buffer. */
 template <int D> static __device__ __forceinline__ float4 shifted4(const float4 *p, size_t i)
@@ -373,7 +367,7 @@ static __device__ __forceinline__ void store_round(float4 *o, const Loaded *l, A
  * out of out's phase take two loads a float4 (shifted4), the second
  * mostly of lines already on their way, and want more float4 a round
  * than aligned ones (U = 4 for the unary kernels, EW_SHIFT_U for ewise)
- * to keep as many bytes in flight (PERF.md, Elementwise). With
+ * to keep as many bytes in flight. With
  * the float path (head = n), one element a thread throughout. */
 template <int U, bool PIPE, typename One, typename Load, typename Apply>
 static __device__ __forceinline__ void map_split(float *out, vec_split sp, One one, Load load, Apply apply)
@@ -416,13 +410,10 @@ typedef struct {
 } operands4;
 
 /* Float4 a thread a round of an ewise kernel whose two operands are
- * both out of out's phase (two loads each a float4): x + y from +1 into
- * +0 on the H200, turn about in one session, 4 ran at 0.896-0.905 of the
- * copy, 6 at 0.909, 8 at 0.914-0.916 (110 registers, no spill; the kernel
- * for D = 3 no longer spills its 12 bytes), 12 at 0.816 and 16 at 0.429
- * (PERF.md, Elementwise). One operand and a broadcast value (x * 2) keep
- * 4, as the unary kernels do (x * 2 there: 0.917-0.920 so, 0.914-0.916 at
- * 8, on another H200); the aligned kernels 2. */
+ * both out of out's phase (two loads each a float4): 8 ran x + y from +1
+ * into +0 fastest of 4, 6, 8, 12 and 16 (no spill at 8; 12 and 16 ran far
+ * slower). One operand and a broadcast value (x * 2) keep 4, as the unary
+ * kernels do (8 was no faster there); the aligned kernels 2. */
 #define EW_SHIFT_U 8
 
 /* out[i] = a[i] op b[i], either side possibly one broadcast value, read
@@ -444,9 +435,8 @@ static __global__ void __launch_bounds__(GPU_THREADS)
 }
 
 /* out[i] = OP(in[i]), in D floats past out's phase. A kernel for each op
- * (unary_by), its switch resolved in the compiling: exp(x) from +1 into
- * an aligned result ran at 0.896 of the copy with the op an argument and
- * at 0.91 so, on the H200 (PERF.md, Elementwise). */
+ * (unary_by), its switch resolved in the compiling: with the op an
+ * argument, exp(x) from +1 into an aligned result ran slower. */
 template <cuk_unop OP, int D>
 static __global__ void __launch_bounds__(GPU_THREADS) unary_fast(float *out, const float *in, vec_split sp)
 {
@@ -620,8 +610,9 @@ static __global__ void __launch_bounds__(GPU_THREADS)
  * floats, a warp's 32 of them consecutive, and a piece of an out row that
  * begins at a tile edge begins inside a 32-byte sector: the block that
  * writes the rest of that sector runs at another time, and the halves must
- * meet in L2 (the H100 ran the plain 64 x 64 tile at 0.64 of the copy at
- * 16383 x 16385, against 0.96 at 16384^2). So each block writes whole
+ * meet in L2 (the plain 64 x 64 tile ran the odd shape at two thirds of
+ * its rate at 16384^2: PERF.md, ## fast: memory-bound). So each block
+ * writes whole
  * sectors: out row c's pieces start at the rows r where c * rows + r is a
  * multiple of 8, which shifts this block's piece of out row c back by
  * 8 - e_c rows (e_c = the first such r, 0..7), and the block loads the

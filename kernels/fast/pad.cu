@@ -5,9 +5,8 @@
 
 /* Where b's rows are not a multiple of 4 floats apart (ldb), or the
  * matrix does not start on 16 bytes, the kernels above copy every float
- * of it on its own: four times the copies of a stage, and (with a read the
- * same way, before v10) about 1.2 times the time of the same plan on
- * aligned rows (PERF.md, v5). The same for a in the 16 x 8 kernel; the
+ * of it on its own: four times the copies of a stage, and a slower
+ * kernel (plan.c, raw_over). The same for a in the 16 x 8 kernel; the
  * others copy a 4 bytes at a time anyway (copy_a). A copy whose rows are
  * padded with zeros to a multiple of 4 costs a pass over the operand; `set
  * align` says which (auto: the estimates decide). */
@@ -17,10 +16,9 @@
  * chunk of FAST_PAD_CHUNK floats of a row at a time, its lanes 32 floats
  * apart (128-byte accesses both ways, FAST_PAD_CHUNK / 32 in flight);
  * chunks rather than whole rows, so that a few long rows (97 x 1999)
- * still spread over the chip. 512: b's copy at 1037x1055x1031 in 4.4-4.9
- * us, against 7.2-7.7 with chunks of 128 (two rounds of them, four loads
- * in flight); the products with copies 0.5-4% faster; 1024 no faster
- * (PERF.md, ## fast, v11). The grid's first `split` blocks copy job a,
+ * still spread over the chip. 512 ran the copies much faster than chunks
+ * of 128 (four loads in flight a lane), 1024 no faster. The grid's first
+ * `split` blocks copy job a,
  * the others job b. */
 #define FAST_PAD_CHUNK 512
 static __global__ void fast_pad_rows(fast_pad_job a, fast_pad_job b, unsigned split)

@@ -20,8 +20,8 @@
 #define ROWS_KS 64
 #define ROWS_BATCH 16
 /* Registers for 2 blocks in a place of the product's (128 threads of 168
- * registers): at most 80 a thread (48 bytes of the 16-row kernel's spill;
- * at 128 registers, one block a place, it ran slower, PERF.md v14). */
+ * registers): at most 80 a thread (a few bytes of the 16-row kernel
+ * spill; at 128 registers, one block a place, it ran slower). */
 #define ROWS_MIN_BLOCKS 6
 static __device__ unsigned rows_arrived[FAST_SK_TILES];
 

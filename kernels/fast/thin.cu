@@ -6,8 +6,8 @@
 
 /* A product whose b has at most THIN_MAX columns, or the last few columns
  * of a wider one whose other columns fill tiles of 64 exactly: at n = 67
- * the tiles' 128 columns did 61 for nothing, and 4099x4093x67 ran at 0.76
- * of cuBLAS (PERF.md, ## fast, v9). Such a product reads a once and uses
+ * the tiles' 128 columns did 61 for nothing. Such a product reads a once
+ * and uses
  * each float of it for every column: it runs at the memory's bandwidth,
  * as the matrix-vector kernels do. A block's 8 warps take THIN_RW rows of
  * a each, a warp's lanes 32 floats apart along k, each lane with two
@@ -15,19 +15,17 @@
  * to W, 4 or 8) for the block's slice of k are staged in shared memory (up
  * to THIN_SMEM bytes at a time), each staged float serving the block's 32
  * rows. k is cut into slices so that the row groups fill the blocks the
- * SMs hold in one wave, and so that a slice's piece of b is staged at
- * once: at 4099x4093x3 a first version (4 slices, 516 blocks for 396
- * places, b staged 512 rows at a time, a barrier each) ran 0.050 ms on
- * the H200, this one's layout 0.037. The lanes' first loads are issued before b's piece is staged, and
- * each batch's loads during the last one's arithmetic (1000000x64x4: 0.234
- * -> 0.167 ms on the H100; PERF.md, ## fast, v9). Each slice's sums go to
+ * SMs hold in one wave (a second wave of a few blocks, or b staged in
+ * pieces with a barrier each, ran much slower), and so that a slice's
+ * piece of b is staged at once. The lanes' first loads are issued before
+ * b's piece is staged, and each batch's loads during the last one's
+ * arithmetic. Each slice's sums go to
  * scratch, and the last slice of a row group to arrive adds them in slice
  * order (as gemv_cols): the same bits whatever the order of arrival. */
 #define THIN_RW 4                             /* rows of a a warp: its THIN_RW x W sums, one a lane */
 #define THIN_ROWS (GEMV_WARPS * THIN_RW)      /* rows of a a block */
 /* Steps of 32 along k whose loads a lane issues at once: 4 for W = 4, 2
- * for W = 8, whose sums take twice the registers (4099x4093x8: 0.062 ms
- * with 4, 0.054 with 2; 4099x4093x3 0.045 with 4, 0.046 with 2). */
+ * for W = 8, whose sums take twice the registers (4 ran W = 8 slower). */
 #define THIN_BATCH(W) (16 / (W))
 #define THIN_SMEM 49152                       /* under every GPU's default */
 static __device__ unsigned thin_arrived[FAST_SK_TILES];
@@ -52,8 +50,7 @@ static __device__ __forceinline__ void thin_step(float acc[THIN_RW][W], const fl
 
 /* A lane's batch of a's floats: B steps of 32 from q on, below kc, of its
  * THIN_RW rows from k0. Read once: evict-first, which keeps them from
- * crowding L2 (plain loads ran 4099x4093x67 6% slower: 0.144 ms against
- * 0.136). */
+ * crowding L2 (plain loads ran slower). */
 template <int B>
 static __device__ __forceinline__ void thin_load(float x[B][THIN_RW], const float *const *ar, int k0, int q, int kc)
 {

@@ -10,8 +10,8 @@
 #include "kernels/fast/fast.cuh"
 #include "kernels/gpu_async.h"
 
-/* Block rows walked together, for L2 reuse of b's tiles: at 4096^3 4 ran
- * 1.5% faster than 8, and 1, 2 and 16 slower (PERF.md, v8). */
+/* Block rows walked together, for L2 reuse of b's tiles: 4 ran faster
+ * than 1, 2, 8 or 16 (PERF.md, ## fast, the tiled kernels). */
 #define FAST_GROUP 4
 
 /* Where outputs go: `at` is the corner of the region (all of c or of a
@@ -28,9 +28,8 @@ typedef struct {
  * 16-byte loads, like its 8 values of b; b's tile as it is in memory. The
  * padding of 4 floats keeps the rows 16-byte aligned and halves the bank
  * conflicts of the transposed stores (2-way, on 8 stores against 64 loads
- * a stage). A swizzle that removed the rest (columns 8..15 of each 16
- * swapped with 0..7 in the k-rows q >= 8) ran 1% slower at 4096^3 and
- * 2048^3 (PERF.md, v4): these stores are not what the loop waits for. */
+ * a stage). A swizzle that removed the rest ran slower: these stores are
+ * not what the loop waits for. */
 template <int BM, int BN> struct fast_stage {
     float as[FAST_BK][BM + FAST_APAD];
     float bs[FAST_BK][BN];
@@ -167,11 +166,10 @@ static __device__ __forceinline__ void copy_b(fast_stage<BM, BN> *st, const fast
     if (!VEC && WHOLE && k0 + FAST_BK <= kend) {
         /* A whole stage of 4-byte copies: no row past kend, the column
          * the thread's own, the rows reached by adds. With each copy's
-         * checks and address made on its own, the k-groups kernel on b
-         * as it lies ran 16% more instructions than on b padded, and
-         * 1037x1055x1031 5% slower; in the kernels of two blocks an SM
-         * or more, 4099x4093x67 ran 3% slower this way (H100, PERF.md,
-         * ## fast, v16). */
+         * checks and address made on its own, the k-groups kernel, one
+         * block an SM with nothing to hide its copies behind, ran many
+         * more instructions on b as it lies than on b padded; the kernels
+         * of two blocks an SM or more ran slower this way. */
         bool ok = L.jb < p.n;
         const float *src = ok ? base : p.b;
         size_t step = ok ? (size_t)ROWS * p.ldb : 0;
@@ -209,20 +207,15 @@ static __device__ __forceinline__ void tile_of(int id, int tiles_m, int tiles_n,
  * order. ptxas keeps the source's order of the columns within a row (it
  * moves rows and halves of rows about), and that order decides which
  * operands the operand reuse cache can hand to the next instruction, and
- * what the scheduler makes of the loop. On one H200 (PERF.md, ## fast,
- * v19: every order tried and what it measured) 4096^3 ran 2.945 ms in
- * the 16 x 8 kernel's order here against 3.045 row after row and 3.28 in
- * the worst order tried; the cover kernel's 1037x1055x1031 0.0630 against
- * 0.0651; 3001^3 on the 8 x 8 kernels 1.236 against 1.281. Counting
- * register bank conflicts in the SASS picked out the worst order tried,
- * not the best: only timing did that. Each order the kernels use is a
+ * what the scheduler makes of the loop: the orders tried ran the same
+ * instructions up to 10% apart, and counting register bank conflicts in
+ * the SASS picked out the worst, not the best: only timing did that
+ * (PERF.md, ## fast, the tiled kernels). Each order the kernels use is a
  * snake: every other row (or column) runs backwards, so that it starts on
- * the operand the one before ended on. The cover kernel's order changed
- * again in v21, after v20 had changed its layout: column after column ran
- * 0.0599-0.0601 ms against 0.0612-0.0620 in v20's order, and 0.0578 with
- * the copies spread (cover_copies), where v20's order ran 0.0601-0.0603.
- * The 8 x 8 kernels take FAST_FMA_SNAKE, the 16 x 8 kernel
- * FAST_FMA_SNAKE_HALVES, the cover kernel FAST_FMA_B_SNAKE. */
+ * the operand the one before ended on. The 8 x 8 kernels take
+ * FAST_FMA_SNAKE, the 16 x 8 kernel FAST_FMA_SNAKE_HALVES, the cover
+ * kernel FAST_FMA_B_SNAKE (with its copies among the arithmetic,
+ * cover.cu). */
 #define FAST_FMA_SNAKE 1        /* odd rows backwards */
 #define FAST_FMA_SNAKE_HALVES 2 /* a snake over columns 5, 4, 7, 6, 1, 0, 3, 2 (C = 8): pairs swapped, halves too */
 #define FAST_FMA_B_SNAKE 4      /* b outer: column after column, its rows a snake */
@@ -252,11 +245,9 @@ template <int BM, int BN, int MI>
 static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fast_stage<BM, BN> *st, int r, int c)
 {
     /* The 16 x 8 kernel's k-rows 8 at a time, not all 16: a stage's 2048
-     * multiply-adds unrolled whole are ~35 KB of code, more than the
-     * instruction cache holds near the SM, and its warps stalled on
-     * fetching it (Nsight Compute at 4096^3: 0.10 cycles an instruction,
-     * 0.05 at 8). 4096^3 and 2048^3 ran 1-1.5% faster; 4 deep ran 2-3%
-     * slower (PERF.md, ## fast, v10). */
+     * multiply-adds unrolled whole are more code than the instruction
+     * cache holds near the SM, and its warps stalled on fetching it; 4
+     * deep ran slower than 8. */
     constexpr int QU = MI == 4 ? 8 : FAST_BK;
 #pragma unroll QU
     for (int q = 0; q < FAST_BK; q++) {
@@ -277,7 +268,7 @@ static __device__ __forceinline__ void fma_stage(float acc[4 * MI][8], const fas
 
 /* dst[0..3] += v, in the L2, without waiting for the old values: the
  * fold's adds (tile_product). A load, add and store stalled the block for
- * the load's trip, and at 4096^3 the three folds cost 6% (PERF.md, v8).
+ * the load's trip.
  * Only the thread that wrote dst adds to it, in program order, so the
  * order of the sum, and its bits, are those of the load, add and store
  * (but for subnormals, which the L2's adds flush to zero). */
@@ -323,8 +314,8 @@ static __device__ __forceinline__ void store4(const fast_dst &d, int i, int j, c
  * that cannot take 16-byte stores. store4's floats one by one had each
  * store instruction write one float in four of the 32 bytes of each sector
  * it touched, 8 floats of each of 4 rows; here each writes 32 consecutive
- * floats of one row (the same problem cost tf32x3's Hopper kernel 6-8 us
- * of 55 at 1037x1055x1031: PERF.md, ## tf32x3, session 21). 32 rows a
+ * floats of one row (the same problem slowed tf32x3's Hopper kernel:
+ * PERF.md, ## tf32x3). 32 rows a
  * pass, so that a warp needs 8 KB whatever MI is. Every thread of the
  * block must come: the first barrier frees the stages. Added (add) by the
  * L2, as store4 adds: the thread that wrote an output before is of the
@@ -395,13 +386,10 @@ static __device__ __forceinline__ fast_dst c_tile(const fast_args &p, int i0, in
 
 /* Where tile_product stores. The data-parallel kernel addresses c (or
  * slice blockIdx.z's partial product) whole, from the parameters at the
- * store, by the outputs' own rows and columns, as v4 did: nothing of it
- * stays in registers through the k loop, and the kernels compile to v4's
- * code. (Addressed from the tile's corner instead, every data-parallel
- * kernel's registers changed, 159 -> 167 for 64 x 64, and in PERF.md's v5a
- * run the unaligned split plans ran 11-13% slower than in v4's; not
- * separated from that run's noise.) A stream-K block's place, c's tile or
- * a slot, is chosen per tile and passed. */
+ * store, by the outputs' own rows and columns: nothing of it stays in
+ * registers through the k loop (addressed from the tile's corner, every
+ * data-parallel kernel took more registers). A stream-K block's place,
+ * c's tile or a slot, is chosen per tile and passed. */
 struct fast_c_whole {
     template <int MI>
     __device__ void store(const fast_args &p, const float acc[4 * MI][8], int i0, int j0, int r, int c, bool add,
@@ -459,10 +447,9 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
                                                     int kbeg, int kend, const Where &where, Extra &&extra = Extra())
 {
     constexpr int T = FAST_THREADS(BM, BN, WM), MI = WM / 16;
-    /* a's tile by copy_a in the 8 x 8 kernels: 2-5% faster at the mid
-     * sizes (1000^3, 2500x700x1300, 4099x4093x67), with 6-7 more registers
-     * and no spill; the 16 x 8 kernel keeps the pieces through registers,
-     * which ran 4096^3 7% faster than copy_a (PERF.md, ## fast, v10). */
+    /* a's tile by copy_a in the 8 x 8 kernels, faster at the mid sizes;
+     * the 16 x 8 kernel keeps the pieces through registers, which ran its
+     * large products faster than copy_a. */
     constexpr bool A_ASYNC = WM == 32;
     static_assert(T >= BN && BM * FAST_BK % (4 * T) == 0, "the copies assume a round covers whole rows");
     int steps = kend > kbeg ? (kend - kbeg + FAST_BK - 1) / FAST_BK : 0;
@@ -511,9 +498,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
     };
     /* The same steps and folds either way; the compiler makes faster code
      * of the 16 x 8 kernel from one loop with the fold inside, and of the
-     * 8 x 8 ones from fold-deep chunks (H100: 4096^3 5% slower in chunks;
-     * 3001x2999x3000 on 64 x 64 / 32 4% faster, 4097x333x4097 3%; PERF.md,
-     * v8). */
+     * 8 x 8 ones from fold-deep chunks. */
     if (WM == 64) {
         for (int s = 0; s < steps; s++) {
             step(s);
@@ -536,8 +521,7 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
     /* The last store may have the stages (store_rows): the folds' are made
      * while later stages are in flight. Not the 16 x 8 kernel's: it is run
      * for large products, whose stores are a small part, and with
-     * store_rows in it (233 -> 235 registers) 4096^3 ran 0.9% slower
-     * (PERF.md, ## fast, v9). */
+     * store_rows in it (more registers) it ran slower. */
     static_assert(T / 32 * FAST_PATCH * sizeof(float) <= FAST_STAGES * sizeof(fast_stage<BM, BN>),
                   "the warps' patches fit in the stages");
     where.template store<MI>(p, acc, i0, j0, r, c, steps > fold, WM == 64 ? nullptr : (float *)st);
@@ -552,8 +536,8 @@ static __device__ __forceinline__ void tile_product(const fast_args &p, fast_sta
  * as the others at the __syncthreads before kg_sum. The barriers order
  * the groups' sums before the sums are read either way, but racecheck
  * reported every such pair of write and read as a hazard whenever the
- * counts differed (1024^3: 64 steps, runs of 22, 22 and 20; 1025^3), and
- * none once they were even (H100, PERF.md, ## fast, v15). The extra
+ * counts differed (1024^3: 64 steps, runs of 22, 22 and 20), and none
+ * once they were even. The extra
  * passes are those of a group that waits at the __syncthreads anyway. */
 template <int T, int KG = FAST_KG> static __device__ __forceinline__ void kg_even_barriers(int steps, int run)
 {

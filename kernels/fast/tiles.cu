@@ -257,11 +257,8 @@ int fast_sum_run(float *c, int ldc, const float *part, int m, int n, int slices)
 
 /* A shape's kernels by name: fast_sgemm<64x128/32> reads rows 16 bytes at
  * a time, fast_sgemm<64x128/32,unaligned> a float at a time; _sk for
- * stream-K. 128 x 64 and 64 x 64 had stream-K kernels in the sweep of
- * PERF.md (v5), and at none of 14 shapes did one beat 64 x 128's
- * stream-K; nor did 128 x 128 / 64's (v10: 254 registers and no spill
- * with fast_sk_where, but slower than 64 x 128's stream-K at each of 14
- * shapes, 1037x1055x1031 0.110 ms against 0.093). */
+ * stream-K. Stream-K kernels of the other shapes, timed at 14 shapes, beat
+ * 64 x 128's at none: only 64 x 128 has one. */
 #define FAST_NAME(BM, BN, WM, SK, ANY) "fast_sgemm" SK "<" #BM "x" #BN "/" #WM ANY ">"
 #define FAST_DP(BM, BN, WM)                                                                                        \
     {{fast_sgemm<BM, BN, WM, false>, FAST_NAME(BM, BN, WM, "", ",unaligned")},                                     \
