@@ -431,7 +431,7 @@ const gpu_counter_row *count_last_rows(int *n)
 int count_stmt(cuk_session *s, const stmt *st, int every_statement)
 {
     char detail[sizeof cuk_err_get()->msg];
-    if (every_statement && !mode_on_device(s->mode))
+    if (every_statement && (!mode_on_device(s->mode) || s->mode->spread))
         return eval_stmt(s, st);
     gpu_counters_status cs = gpu_counters_check(detail, sizeof detail);
     if (cs != GPU_COUNTERS_OK)
@@ -439,6 +439,14 @@ int count_stmt(cuk_session *s, const stmt *st, int every_statement)
     if (!mode_on_device(s->mode))
         return cuk_err("count: mode %s runs on the host, and the counters are a GPU's: choose a GPU mode first "
                        "(mode naive, mode tiled, ...)",
+                       s->mode->name);
+    /* The replay runs each kernel again after saving the memory it writes;
+     * memory mapped across GPUs (spread) it cannot restore, and a replay on
+     * it ends the CUDA context (seen on two H200s). */
+    if (s->mode->spread)
+        return cuk_err("count: mode %s keeps its matrices in memory spread over the GPUs, which the counters' "
+                       "replay cannot save and restore; count the statement in a single-GPU mode (mode fast, "
+                       "mode cublas), where the same kernels run on one GPU",
                        s->mode->name);
     /* one-time set-up first, not among the kernels counted; and the device
      * idle, the work of earlier statements done */
