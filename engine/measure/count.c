@@ -17,6 +17,7 @@
 #include "engine/lang/eval.h"
 #include "engine/measure/tables.h"
 #include "engine/session/json.h"
+#include "engine/values/pool.h"
 #include "engine/values/warm.h"
 
 /* ---- what is read ---- */
@@ -428,10 +429,25 @@ const gpu_counter_row *count_last_rows(int *n)
     return now.rows;
 }
 
+/* The replay saves and restores the memory a kernel may write, which it
+ * cannot do for memory mapped across GPUs (on two H200s: an illegal
+ * address, and the context lost). 1 if none is held: unused spread memory
+ * is given back first. */
+static int no_spread_memory(void)
+{
+    pool_stats st;
+    pool_get_stats_of(POOL_SPREAD, &st);
+    if (st.held && !st.in_use) {
+        pool_trim();
+        pool_get_stats_of(POOL_SPREAD, &st);
+    }
+    return st.held == 0;
+}
+
 int count_stmt(cuk_session *s, const stmt *st, int every_statement)
 {
     char detail[sizeof cuk_err_get()->msg];
-    if (every_statement && (!mode_on_device(s->mode) || s->mode->spread))
+    if (every_statement && (!mode_on_device(s->mode) || s->mode->spread || !no_spread_memory()))
         return eval_stmt(s, st);
     gpu_counters_status cs = gpu_counters_check(detail, sizeof detail);
     if (cs != GPU_COUNTERS_OK)
@@ -440,14 +456,15 @@ int count_stmt(cuk_session *s, const stmt *st, int every_statement)
         return cuk_err("count: mode %s runs on the host, and the counters are a GPU's: choose a GPU mode first "
                        "(mode naive, mode tiled, ...)",
                        s->mode->name);
-    /* The replay runs each kernel again after saving the memory it writes;
-     * memory mapped across GPUs (spread) it cannot restore, and a replay on
-     * it ends the CUDA context (seen on two H200s). */
     if (s->mode->spread)
         return cuk_err("count: mode %s keeps its matrices in memory spread over the GPUs, which the counters' "
                        "replay cannot save and restore; count the statement in a single-GPU mode (mode fast, "
                        "mode cublas), where the same kernels run on one GPU",
                        s->mode->name);
+    if (!no_spread_memory())
+        return cuk_err("count: matrices made in a spread mode still live in memory spread over the GPUs (`who` "
+                       "lists them), which the counters' replay cannot save and restore: clear them, or make them "
+                       "in a single-GPU mode, and count again");
     /* one-time set-up first, not among the kernels counted; and the device
      * idle, the work of earlier statements done */
     if (warm_mode(s->mode) != 0 || gpu_sync() != 0)

@@ -31,20 +31,19 @@ int place_gpus(const cuk_matrix *m)
 
 /* m's device copy into a new block of pool k: 0 moved, 1 no room there (m
  * as it was), -1 with the error set. Timed like a host<->device copy: on
- * the host clock, after the work queued before it, until it is done. The
- * old block goes back to its pool. */
+ * the host clock, after the work queued before it, until it is done; the
+ * clock includes getting the new block, which the first move into a pool
+ * maps afresh. The old block goes back to its pool. */
 static int move(cuk_matrix *m, pool_kind k, double *ms)
 {
     size_t bytes = mat_bytes(m);
     int oom;
+    if (gpu_sync() != 0)
+        return -1;
+    double t0 = timing_now_ms();
     pool_block *b = pool_try_alloc(k, bytes, &oom);
     if (!b)
         return oom ? 1 : -1;
-    if (gpu_sync() != 0) {
-        pool_free(b);
-        return -1;
-    }
-    double t0 = timing_now_ms();
     if (gpu_spread_copy(b->ptr, m->dev->ptr, bytes) != 0 || gpu_sync() != 0) {
         pool_free(b);
         return -1;

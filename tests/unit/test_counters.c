@@ -500,7 +500,11 @@ static void count_multi(void)
     CHECKF(run("z = x + y; s = sum(z); C = x @ y;") == RUN_OK, "after the refusal: %s", captured);
     CHECKF(run("set counters on; w = x + y; set counters off") == RUN_OK, "counters on: %s", captured);
     CHECKF(scalar("s") > 0, "sum(z) = %g", scalar("s"));
-    run("set spread large; clear");
+    /* while they live, no mode counts; once cleared, the next count runs */
+    CHECKF(run("mode tiled; count v = x + y;") == RUN_ERROR && strstr(captured, "clear them"), "%s", captured);
+    CHECKF(run("set spread large; clear; x = rand(100); count v = x + 1;") == RUN_OK && says("count: v = x + 1"),
+           "after clear: %s", captured);
+    run("clear");
     check_end();
 }
 

@@ -264,7 +264,9 @@ static void origin_mode(int o, const char *mode)
            place_gpus(get("A")), place_gpus(get("B")), to);
     product_right(src);
     if (run("who"))
-        CHECKF(to == 1 ? who_says("A", "device: GPU 0") : who_says("A", "device: rows 0-") && who_says("A", " GPU 1"),
+        /* with one GPU `who` names none */
+        CHECKF(to == 1 ? who_says("A", gpu_count() > 1 ? "device: GPU 0" : "device")
+                       : who_says("A", "device: rows 0-") && who_says("A", " GPU 1"),
                "who after %s: %s", src, captured);
     if (run("R = A @ B;"))
         CHECKF(timing_history(0)->moved == 0 && timing_history(0)->nplaces == 0, "a second product moved %zu bytes",
