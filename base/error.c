@@ -5,15 +5,22 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "base/fmt.h"
+
 static cuk_error err_slot;
 
 volatile sig_atomic_t cuk_interrupted;
 
+/* A message is one line, and what it quotes (a file name, a token) came
+ * from the user: its control characters are escaped here, once for every
+ * message, so that none can reach the terminal (fmt_escape). */
 static int err_vset(cuk_errkind kind, size_t pos, const char *fmt, va_list ap)
 {
+    char raw[sizeof err_slot.msg];
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
     err_slot.kind = kind;
     err_slot.pos = pos;
-    vsnprintf(err_slot.msg, sizeof err_slot.msg, fmt, ap);
+    fmt_escape(err_slot.msg, sizeof err_slot.msg, raw, n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1);
     return -1;
 }
 

@@ -1,9 +1,10 @@
-/* fmt.c - numbers for people (see fmt.h). */
+/* fmt.c - numbers for people, and text made safe to show (see fmt.h). */
 #include "base/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *fmt_bytes(char *buf, size_t cap, double bytes)
 {
@@ -85,4 +86,54 @@ const char *fmt_count(char *buf, size_t cap, long long n, const char *noun)
 {
     snprintf(buf, cap, "%lld %s%s", n, noun, n == 1 ? "" : "s");
     return buf;
+}
+
+/* Bytes of the UTF-8 character at p (at most n left) that a terminal shows
+ * as text; 0 for a control character or a byte that starts none. */
+static size_t printable_len(const unsigned char *p, size_t n)
+{
+    size_t len = *p < 0x80 ? 1 : *p >= 0xC2 && *p < 0xE0 ? 2 : *p >= 0xE0 && *p < 0xF0 ? 3 : *p >= 0xF0 && *p < 0xF5 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if (len == 1)
+        return *p >= 0x20 && *p != 0x7F;
+    if (len == 2 && p[0] == 0xC2 && p[1] < 0xA0) /* U+0080-U+009F: the C1 controls (CSI is one) */
+        return 0;
+    if ((len == 3 && p[0] == 0xE0 && p[1] < 0xA0) || (len == 4 && p[0] == 0xF0 && p[1] < 0x90) ||
+        (len == 4 && p[0] == 0xF4 && p[1] >= 0x90) || (len == 3 && p[0] == 0xED && p[1] >= 0xA0))
+        return 0; /* overlong, past U+10FFFF, or a surrogate */
+    return len;
+}
+
+/* c written as an escape (\n, \t, \r or \xNN); its length. */
+static size_t escape_byte(char *esc, size_t cap, unsigned char c)
+{
+    const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+    return (size_t)(named ? snprintf(esc, cap, "%s", named) : snprintf(esc, cap, "\\x%02X", c));
+}
+
+size_t fmt_escape(char *buf, size_t cap, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t out = 0;
+    for (size_t i = 0; i < n;) {
+        char esc[8];
+        size_t len = printable_len(p + i, n - i), w = len;
+        const char *from = s + i;
+        if (len == 0) {
+            w = escape_byte(esc, sizeof esc, p[i]);
+            from = esc;
+            len = 1;
+        }
+        if (out + w + 1 > cap)
+            break;
+        memcpy(buf + out, from, w);
+        out += w;
+        i += len;
+    }
+    buf[out] = '\0';
+    return out;
 }

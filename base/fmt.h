@@ -1,5 +1,6 @@
 /* fmt.h - numbers for people: byte counts, durations, rates and shapes, each
- * written into a caller's buffer and returned, so they nest in printf. */
+ * written into a caller's buffer and returned, so they nest in printf; and
+ * text a user gave, made safe to show on a terminal. */
 #ifndef CUK_FMT_H
 #define CUK_FMT_H
 
@@ -28,6 +29,12 @@ const char *fmt_shape(char *buf, size_t cap, long long rows, long long cols);
 /* Where a device copy lies: "GPU 0" for one (GPU 0 alone), "2 GPUs" for
  * row slabs on GPUs 0 and 1. */
 const char *fmt_gpus(char *buf, size_t cap, int gpus);
+/* n bytes of text as a terminal may show them: control characters (C0,
+ * DEL, C1) written as \n, \t, \r or \xNN, and bytes that are not UTF-8
+ * as \xNN, so that a file name or a message can neither move the cursor
+ * nor set colours; an escape is never cut in two. The bytes written, less
+ * the '\0' (cap >= 1). */
+size_t fmt_escape(char *buf, size_t cap, const char *s, size_t n);
 
 #ifdef __cplusplus
 }

@@ -78,9 +78,28 @@ static const out_sink *sink = &std_sink;
 void out_set_sink(const out_sink *s) { sink = s ? s : &std_sink; }
 
 static FILE *tee;
+static int tee_errno; /* of the tee's first failed write; 0 while none failed */
 
-void out_set_tee(FILE *f) { tee = f; }
+void out_set_tee(FILE *f)
+{
+    tee = f;
+    tee_errno = 0;
+}
+
 FILE *out_tee(void) { return tee; }
+
+/* Keep the errno of the tee's first failure: a later write may set another. */
+static void tee_failed(int failed)
+{
+    if (failed && !tee_errno)
+        tee_errno = errno ? errno : EIO;
+}
+
+int out_tee_error(void)
+{
+    tee_failed(tee && ferror(tee));
+    return tee_errno;
+}
 
 static struct {
     void (*fn)(void *ud, out_channel ch, const char *s, size_t n);
@@ -96,8 +115,8 @@ void out_set_tap(void (*fn)(void *ud, out_channel ch, const char *s, size_t n), 
 static void out_write(out_channel ch, const char *s, size_t n)
 {
     sink->write(sink->ud, ch, s, n);
-    if (tee)
-        fwrite(s, 1, n, tee);
+    if (tee) /* a flush inside fwrite may fail while fwrite counts the bytes taken */
+        tee_failed(fwrite(s, 1, n, tee) != n || ferror(tee));
     if (tap.fn)
         tap.fn(tap.ud, ch, s, n);
 }
@@ -106,7 +125,7 @@ void out_flush(void)
 {
     sink->flush(sink->ud);
     if (tee)
-        fflush(tee);
+        tee_failed(fflush(tee) != 0 || ferror(tee));
 }
 
 static void out_vprintf(out_channel ch, const char *fmt, va_list ap)

@@ -29,9 +29,12 @@ void out_errorf(const char *fmt, ...) CUK_PRINTF(1, 2);
 void out_flush(void);
 
 /* A transcript (`record`): while tee is set, everything shown is also
- * written there, as it is shown; NULL stops. The caller owns the file. */
+ * written there, as it is shown; NULL stops. The caller owns the file.
+ * out_tee_error: the errno of the first write to it that failed since it
+ * was set, 0 while none has. */
 void out_set_tee(FILE *tee);
 FILE *out_tee(void);
+int out_tee_error(void);
 
 /* A listener of everything shown, beside the sink and the tee (a lesson's
  * recording): fn(ud, channel, bytes, n) for each write; NULL stops. */

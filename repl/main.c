@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/fmt.h"
 #include "base/out.h"
+#include "engine/files/record.h"
 #include "engine/lecture/lecture.h"
 #include "engine/lecture/recorded.h"
 #include "engine/run/kernel.h"
@@ -94,6 +96,17 @@ static void hold_std_fds(void)
 /* The exit status once the run is over: 1 if output was lost on the way. */
 static int finish(int rc) { return out_std_close() != 0 ? 1 : rc; }
 
+/* A transcript still being recorded is put in place as cuk ends; 1 if it
+ * could not be. */
+static int end_record(int rc)
+{
+    if (record_stop() == 0)
+        return rc;
+    out_errorf("cuk: %s\n", cuk_err_get()->msg);
+    cuk_err_clear();
+    return 1;
+}
+
 /* --step, --echo and --rehearse: for a script, not the interactive
  * calculator; step mode needs a terminal to read its keys from. 0, or the
  * exit status. */
@@ -147,7 +160,9 @@ int main(int argc, char **argv)
         } else if ((a[0] != '-' || !strcmp(a, "-")) && !file && !text) {
             file = a;
         } else {
-            fprintf(stderr, "cuk: unexpected argument '%s'\n", a);
+            char shown[256];
+            fmt_escape(shown, sizeof shown, a, strlen(a));
+            fprintf(stderr, "cuk: unexpected argument '%s'\n", shown);
             usage(stderr);
             return 2;
         }
@@ -174,6 +189,7 @@ int main(int argc, char **argv)
         if (lecturing)
             repl_lecture_end(s, file ? file : "-e");
     }
+    rc = end_record(rc);
     session_free(s);
     return finish(rc);
 }

@@ -144,7 +144,7 @@ expect script_is_directory 1 $? "$out" "^cuk: cannot open '$work': Is a director
 out=$("$cuk" <"$work" 2>&1)
 expect stdin_is_directory 1 $? "$out" "^cuk: cannot open '<stdin>': Is a directory$"
 out=$("$cuk" <&- 2>&1)
-expect stdin_closed 1 $? "$out" "^cuk: cannot read '<stdin>': Bad file descriptor$"
+expect stdin_closed 1 $? "$out" "^cuk: <stdin>:1: cannot read: Bad file descriptor$"
 
 # ---- memory: bounded by the longest statement, not the script's length ----
 

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/fmt.h"
 #include "engine/files/fileerr.h"
+#include "engine/files/lines.h"
 
 /* The REPL may switch to the user's locale (ncurses wants it), where the
  * decimal point can be a comma; numbers in files always use '.', so they are
@@ -99,7 +100,7 @@ static long csv_row(const char *s, size_t len, const char *path, long lineno, fl
         if (i < len && s[i] != ',')
             return csv_bad_cell(path, lineno, s, len, start);
         if (vec_push(out, x) < 0)
-            return cuk_err("load: %s: out of memory", path);
+            return cuk_err("load: %s:%ld: out of memory after %zu values", path, lineno, out->n);
         k++;
         if (i == len)
             return k;
@@ -164,20 +165,19 @@ static int csv_line(csv_reader *r, const char *s, size_t len)
     return 0;
 }
 
+/* Every line of the file through csv_line (lines.h: a line that cannot be
+ * read is an error, not the end of the file). */
 static int csv_read_lines(FILE *fp, csv_reader *r)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    line_reader in = {.f = fp, .name = r->path, .what = "load"};
     ssize_t got;
     int rc = 0;
 
-    while (rc == 0 && (got = getline(&line, &cap, fp)) >= 0) {
-        r->lineno++;
-        rc = csv_line(r, line, chop_eol(line, (size_t)got));
+    while (rc == 0 && (got = lines_next(&in)) != 0) {
+        r->lineno = in.lineno;
+        rc = got < 0 ? -1 : csv_line(r, in.buf, chop_eol(in.buf, (size_t)got));
     }
-    free(line);
-    if (rc == 0 && ferror(fp))
-        rc = fileerr_read(r->path);
+    lines_free(&in);
     return rc;
 }
 
@@ -213,12 +213,20 @@ cuk_matrix *csv_load(FILE *fp, const char *path)
     return m;
 }
 
-/* %.9g gives every float32 back exactly when read with strtof. */
+/* %.9g gives every float32 back exactly when read with strtof. A row
+ * whose line would pass what the loader reads (lines.h) is refused, so
+ * that every .csv cuk writes loads back. */
 static int csv_write_row(FILE *fp, const float *row, int cols)
 {
-    for (int c = 0; c < cols; c++)
-        if (fprintf(fp, c ? ",%.9g" : "%.9g", (double)row[c]) < 0)
+    size_t len = 1;
+    for (int c = 0; c < cols; c++) {
+        int n = fprintf(fp, c ? ",%.9g" : "%.9g", (double)row[c]);
+        if (n < 0)
             return fileerr_errno();
+        if ((len += (size_t)n) > LINES_MAX)
+            return cuk_err("save: a row of %d values makes a .csv line longer than 64 MiB, which load does not "
+                           "read; save it as .npy", cols);
+    }
     return putc('\n', fp) == EOF ? fileerr_errno() : 0;
 }
 

@@ -3,8 +3,6 @@
 #ifndef CUK_FILEIO_H
 #define CUK_FILEIO_H
 
-#include <stdio.h>
-
 #include "engine/values/matrix.h"
 
 /* Load path as a new host matrix; NULL with the error set, naming the file
@@ -17,15 +15,5 @@ cuk_matrix *fileio_load(const char *path);
  * temporary file beside path and renames it over path, so a failure never
  * leaves a half-written file. 0, or -1 with the error set. */
 int fileio_save(cuk_matrix *m, const char *path);
-
-/* Writes a file's contents to fp: 0, an errno value, or -1 with the error
- * set. Write errors need not be checked: the save flushes and checks. */
-typedef int (*fileio_writer)(FILE *fp, const void *ud);
-
-/* Save any file the way fileio_save does (a temporary renamed over path,
- * links followed, signals held off), its contents from fn; what names the
- * command in a message ("save plot: cannot write 'x.svg': ..."). 0, or -1
- * with the error set. */
-int fileio_save_with(const char *path, const char *what, fileio_writer fn, const void *ud);
 
 #endif

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/error.h"
+#include "engine/files/savefile.h"
 #include "engine/session/snapshot.h"
 #include "kernels/gpu.h"
 
@@ -502,33 +501,16 @@ static void write_md(sbuf *b, const result_table *t, const cost_ceilings *ce)
         md_row(b, t, i, ce);
 }
 
-/* Write text to path through a temporary file beside it. 0 or errno. */
-static int write_atomic(const char *path, const char *text, size_t len)
+/* A whole text as a savefile writer: 0 or errno. */
+typedef struct {
+    const char *s;
+    size_t len;
+} text_file;
+
+static int write_text(FILE *fp, const void *ud)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    char *tmp = malloc(strlen(path) + 9);
-    if (!tmp)
-        return ENOMEM;
-    sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    int fd = mkstemp(tmp), rc = 0;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f)
-        rc = errno ? errno : EIO;
-    if (f && fchmod(fd, 0644) != 0)
-        rc = errno;
-    if (f && !rc && fwrite(text, 1, len, f) != len)
-        rc = errno ? errno : EIO;
-    if (f && fclose(f) != 0 && !rc)
-        rc = errno ? errno : EIO;
-    if (!f && fd >= 0)
-        close(fd);
-    if (!rc && rename(tmp, path) != 0)
-        rc = errno;
-    if (rc && fd >= 0)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    const text_file *t = ud;
+    return fwrite(t->s, 1, t->len, fp) == t->len ? 0 : errno ? errno : EIO;
 }
 
 static const char *extension(const char *path)
@@ -545,7 +527,7 @@ int res_save(const result_table *t, const char *path)
     cost_ceilings ce;
     sbuf b = {0};
     json_buf j;
-    int rc;
+    int rc = 0;
     if (strcasecmp(ext, ".json") && strcasecmp(ext, ".csv") && strcasecmp(ext, ".md"))
         return cuk_err("save bench: don't know how to write '%s': use .json, .csv or .md", path);
     cost_ceilings_get(&ce, 0);
@@ -555,18 +537,18 @@ int res_save(const result_table *t, const char *path)
         const char *text = json_end(&j);
         if (text)
             sb_printf(&b, "%s\n", text);
-        rc = !text || b.failed ? ENOMEM : write_atomic(path, b.s, b.len);
+        rc = text ? 0 : -1;
         json_free(&j);
-        free(b.s);
+    } else if (!strcasecmp(ext, ".csv")) {
+        write_csv(&b, t, &ce);
     } else {
-        if (!strcasecmp(ext, ".csv"))
-            write_csv(&b, t, &ce);
-        else
-            write_md(&b, t, &ce);
-        rc = b.failed ? ENOMEM : write_atomic(path, b.s ? b.s : "", b.len);
-        free(b.s);
+        write_md(&b, t, &ce);
     }
-    if (rc)
-        return cuk_err("save bench: cannot write '%s': %s", path, strerror(rc));
-    return 0;
+    text_file f = {b.s ? b.s : "", b.len};
+    if (rc != 0 || b.failed)
+        rc = cuk_err("save bench: out of host memory");
+    else
+        rc = savefile_write("save bench", path, write_text, &f);
+    free(b.s);
+    return rc;
 }

@@ -15,7 +15,7 @@
 
 #include "base/error.h"
 #include "base/fmt.h"
-#include "engine/files/fileio.h"
+#include "engine/files/savefile.h"
 #include "engine/measure/roofline.h"
 #include "engine/session/cost.h"
 #include "engine/session/snapshot.h"
@@ -427,7 +427,7 @@ int svg_save_last(const char *path)
         j.c = lad;
     }
     svg_meta_now(&j.meta);
-    int rc = fileio_save_with(path, "save plot", write_plot, &j);
+    int rc = savefile_write("save plot", path, write_plot, &j);
     free(lad);
     return rc;
 }

@@ -16,6 +16,7 @@
 #include "engine/session/cost.h"
 #include "engine/lang/eval.h"
 #include "engine/files/fileio.h"
+#include "engine/files/record.h"
 #include "engine/session/host.h"
 #include "engine/session/json.h"
 #include "engine/values/pool.h"
@@ -796,29 +797,16 @@ int cmd_set(cuk_session *s, const stmt *st)
 }
 
 /* record "file" | record off: a transcript of what is typed at the prompt
- * and everything shown (base/out.h's tee). */
+ * and everything shown (engine/files/record.h). */
 int cmd_record(cuk_session *s, const stmt *st)
 {
-    static FILE *f;
     const ast *a = st->arg[0];
     if (a->kind != AST_STRING && strcmp(a->text, "off"))
         return cuk_err_at(a->pos, "record: expected a file name in double quotes, or off");
-    if (a->kind == AST_STRING) {
-        FILE *nf = fopen(a->text, "w");
-        if (!nf)
-            return cuk_err_at(a->pos, "record: cannot write '%s': %s", a->text, strerror(errno));
-        setvbuf(nf, NULL, _IOLBF, 0);
-        if (f)
-            fclose(f);
-        out_set_tee(f = nf);
-        return 0;
+    if ((a->kind == AST_STRING ? record_start(a->text) : record_stop()) != 0) {
+        cuk_err_locate(a->pos);
+        return -1;
     }
-    out_set_tee(NULL);
-    if (f && fclose(f) != 0) {
-        f = NULL;
-        return cuk_err_at(a->pos, "record: the transcript could not be written: %s", strerror(errno));
-    }
-    f = NULL;
     return 0;
 }
 

@@ -17,6 +17,8 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/files/lines.h"
+#include "engine/files/record.h"
 #include "engine/lang/caret.h"
 #include "engine/lang/commands.h"
 #include "engine/lang/eval.h"
@@ -108,6 +110,17 @@ static int output_lost(cuk_session *s)
     return 1;
 }
 
+/* A transcript that could not be written is an error of the statement
+ * that wrote it (record.h): reported, and a script stops there. */
+static run_status record_lost(cuk_session *s, run_status st)
+{
+    if (st == RUN_FATAL || record_check() == 0)
+        return st;
+    report(s);
+    cuk_err_clear();
+    return RUN_ERROR;
+}
+
 /* The pending error reported: RUN_ERROR, or RUN_FATAL if the session
  * cannot go on. */
 static run_status reported(cuk_session *s)
@@ -137,7 +150,7 @@ static run_status run_one(cuk_session *s, const stmt *st)
         s->fe->statement_done(s->fe->ud);
     if (rs != RUN_FATAL && output_lost(s))
         rs = RUN_FATAL;
-    return rs;
+    return record_lost(s, rs);
 }
 
 static run_status run_program(cuk_session *s, const program *p)
@@ -453,10 +466,8 @@ static run_status step_text(cuk_session *s, const char *text, size_t len, const 
  * last line has arrived, so that a pipe's output appears as it is fed and
  * memory is bounded by the longest statement, not the script's length. */
 typedef struct {
-    FILE *f;
+    line_reader in;     /* the file; in.name: the path, or "<stdin>" */
     const char *name;   /* for messages: the path, or "<stdin>" */
-    char *line;         /* getline's buffer */
-    size_t line_cap;
     char *text;         /* the lines of the statement being gathered */
     size_t len, cap;
     int first_line;     /* the file's line number of text[0] */
@@ -518,11 +529,7 @@ static void reader_reset(reader *r)
         r->text = NULL;
         r->cap = 0;
     }
-    if (r->line_cap > READER_KEEP) {
-        free(r->line);
-        r->line = NULL;
-        r->line_cap = 0;
-    }
+    lines_trim(&r->in, READER_KEEP);
 }
 
 /* Whether the text gathered may be a whole statement. While a bracket is
@@ -532,19 +539,17 @@ static void reader_reset(reader *r)
 static int reader_ready(const reader *r) { return r->depth <= 0 || r->len >= 2 * r->tried; }
 
 /* Read one more line onto the statement: 1, 0 at the end of the input, or
- * -1 with the error set. */
+ * -1 with the error set, naming the file and the line (lines.h: a line
+ * that cannot be read or held is not the end of the script). */
 static int reader_line(reader *r)
 {
-    errno = 0;
-    ssize_t n = getline(&r->line, &r->line_cap, r->f);
-    if (n < 0 && ferror(r->f))
-        return cuk_err("cannot read '%s': %s", r->name, strerror(errno ? errno : EIO));
-    if (n < 0)
-        return 0;
+    ssize_t n = lines_next(&r->in);
+    if (n <= 0)
+        return (int)n;
     r->next_line++;
     r->line_len = (size_t)n;
-    r->depth = brackets(r->line, (size_t)n, r->depth);
-    return reader_append(r, r->line, (size_t)n) == 0 ? 1 : -1;
+    r->depth = brackets(r->in.buf, (size_t)n, r->depth);
+    return reader_append(r, r->in.buf, (size_t)n) == 0 ? 1 : -1;
 }
 
 /* Run the statements of r as their lines arrive; in step mode, once the
@@ -633,13 +638,14 @@ run_status run_file(cuk_session *s, const char *path)
 {
     int is_stdin = !strcmp(path, "-");
     reader r = {.name = is_stdin ? "<stdin>" : path, .first_line = 1, .next_line = 1};
+    r.in.name = r.name;
     const char *outer_dir = s->dir;
     char *dir = is_stdin ? NULL : folder_of(path);
     if (!is_stdin && !dir) {
         cuk_err("cannot run '%s': out of memory", path);
         return RUN_ERROR;
     }
-    if (!(r.f = open_script(path))) {
+    if (!(r.in.f = open_script(path))) {
         free(dir);
         return RUN_ERROR;
     }
@@ -652,8 +658,8 @@ run_status run_file(cuk_session *s, const char *path)
     s->queueing = queueing;
     s->dir = outer_dir;
     if (!is_stdin)
-        fclose(r.f);
-    free(r.line);
+        fclose(r.in.f);
+    lines_free(&r.in);
     free(r.text);
     free(dir);
     return st;

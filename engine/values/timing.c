@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/fmt.h"
 #include "kernels/gpu_live.h"
 #include "kernels/user.h"
 
@@ -54,10 +55,12 @@ void timing_defer(int on) { T.defer = on; }
 
 void timing_begin(const char *text, size_t len, const cuk_backend *mode)
 {
+    char flat[sizeof T.cur.text];
+    size_t n = len < sizeof flat - 1 ? len : sizeof flat - 1;
     memset(&T.cur, 0, sizeof T.cur);
-    size_t n = len < sizeof T.cur.text - 1 ? len : sizeof T.cur.text - 1;
-    for (size_t i = 0; i < n; i++)
-        T.cur.text[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
+    for (size_t i = 0; i < n; i++) /* one line; what else it holds is shown escaped */
+        flat[i] = (text[i] == '\n' || text[i] == '\t') ? ' ' : text[i];
+    fmt_escape(T.cur.text, sizeof T.cur.text, flat, n);
     T.cur.mode = mode;
     T.cur.runs = 1;
     T.cur.speedup = -1;

@@ -787,13 +787,13 @@ static void failed_save_keeps_old_file(void)
     CHECKF(count_entries(dir) == 1, "%d files after an interrupted save, want 1",
            count_entries(dir));
 
-    /* The rename fails: the target is a directory. */
+    /* The target is a directory: refused before anything is written. */
     CHECK(mkdir(d, 0777) == 0);
     cuk_err_clear();
     CHECK(fileio_save(b, d) == -1);
-    snprintf(want, sizeof want, "save: cannot write '%s': Is a directory", d);
+    snprintf(want, sizeof want, "save: cannot write '%s': it is a folder; cuk writes only regular files", d);
     CHECKF(strcmp(cuk_err_get()->msg, want) == 0, "got \"%s\"", cuk_err_get()->msg);
-    CHECKF(count_entries(dir) == 2, "%d files after a failed rename, want 2", count_entries(dir));
+    CHECKF(count_entries(dir) == 2, "%d files after a refused save, want 2", count_entries(dir));
     CHECK(count_entries(d) == 0);
 
     /* The directory is read-only (root ignores that, so only as a user). */

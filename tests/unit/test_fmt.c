@@ -1,9 +1,12 @@
 /* test_fmt.c - the formatters that messages use for what the user typed:
  * numbers in full (fmt_number), counts with their noun (fmt_count), and
- * amounts and rates with an SI prefix (fmt_si, fmt_rate). */
+ * amounts and rates with an SI prefix (fmt_si, fmt_rate), and text with
+ * its control characters escaped (fmt_escape), also as every error
+ * message shows it. */
 #include <math.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/fmt.h"
 #include "tests/check.h"
 
@@ -65,10 +68,48 @@ static void prefixed(void)
     CHECKF(!strcmp(fmt_rate(buf, sizeof buf, 7.5e12, "FLOP"), "7.50 TFLOP/s"), "got '%s'", buf);
 }
 
+/* Control characters (C0, DEL, C1) and bytes that are not UTF-8 come out
+ * as escapes; text, UTF-8 included, as it is; an escape is never cut. */
+static void escapes(void)
+{
+    struct {
+        const char *in;
+        size_t n;
+        const char *want;
+    } c[] = {
+#define T(in, want) {in, sizeof in - 1, want}
+        T("plain.npy", "plain.npy"),
+        T("a\033[31mred", "a\\x1B[31mred"),
+        T("line\nnext\ttab\r", "line\\nnext\\ttab\\r"),
+        T("nul\0x", "nul\\x00x"),
+        T("del\x7f", "del\\x7F"),
+        T("\xc2\x9b" "2J", "\\xC2\\x9B2J"),          /* CSI as a C1 control, in UTF-8 */
+        T("\x9b" "2J", "\\x9B2J"),                   /* a lone byte that starts nothing */
+        T("\xc3\xa9t\xc3\xa9 \xc2\xb5s", "\xc3\xa9t\xc3\xa9 \xc2\xb5s"), /* été µs */
+        T("\xe2\x80\x93", "\xe2\x80\x93"),             /* an en dash */
+        T("\xed\xa0\x80", "\\xED\\xA0\\x80"),          /* a surrogate is not UTF-8 */
+        T("\xc0\xaf", "\\xC0\\xAF"),                  /* nor an overlong '/' */
+        T("cut\xc3", "cut\\xC3"),                    /* a character cut at the end */
+#undef T
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        size_t n = fmt_escape(out, sizeof out, c[i].in, c[i].n);
+        CHECKF(!strcmp(out, c[i].want) && n == strlen(c[i].want), "case %zu: got '%s', want '%s'", i, out, c[i].want);
+    }
+    CHECK(fmt_escape(out, 6, "ab\033cd", 5) == 2 && !strcmp(out, "ab")); /* "\x1B" does not fit: not cut */
+    CHECK(fmt_escape(out, 1, "abc", 3) == 0 && !out[0]);
+    cuk_err("save: cannot write '%s': %s", "x\033]0;title\007.npy", "why");
+    CHECKF(!strcmp(cuk_err_get()->msg, "save: cannot write 'x\\x1B]0;title\\x07.npy': why"), "got '%s'",
+           cuk_err_get()->msg);
+    cuk_err_clear();
+}
+
 int main(void)
 {
     RUN(numbers);
     RUN(counts);
     RUN(prefixed);
+    RUN(escapes);
     return check_exit();
 }
