@@ -55,9 +55,12 @@ static int scalar_of(cuk_session *s, const ast *e, const char *what, double *out
 
 /* ---- exact values (matrix.h) ----
  * Literals, size()'s values, and what + - * /, signs, transposes and
- * indexing make of them are carried in double precision, so that n - 1 or
- * size(A)[0, 0] / 2 is the right size or index past 2^24, and n / 2 with n
- * odd is not a whole number however float32 would round it. */
+ * indexing make of them carry their values in double precision beside
+ * their float32 ones, within the statement, so that a size or an index
+ * written 16777217 or size(A)[0, 0] - 1 is exact past 2^24, and n / 2
+ * with n odd is not a whole number however float32 would round it. The
+ * value itself is float32 as any: computed in float32, printed, saved and
+ * kept under a name as float32 (eval_stmt drops what it carries). */
 
 /* A literal number: carried as typed. */
 static cuk_matrix *number_value(double v) { return mat_exact(1, 1, &v); }
@@ -67,15 +70,25 @@ static double exact_op(tk_kind op, double x, double y)
     return op == TK_PLUS ? x + y : op == TK_MINUS ? x - y : op == TK_STAR ? x * y : x / y;
 }
 
-/* a op b, element by element, in double precision: a and b carry values
- * and agree in shape or one is 1x1. */
-static cuk_matrix *exact_binary(tk_kind op, const cuk_matrix *a, const cuk_matrix *b)
+static float float_op(tk_kind op, float x, float y)
+{
+    return op == TK_PLUS ? x + y : op == TK_MINUS ? x - y : op == TK_STAR ? x * y : x / y;
+}
+
+/* a op b, element by element: the values in float32, as any operation
+ * computes them, and what they carry in double precision. a and b carry
+ * values and agree in shape or one is 1x1. */
+static cuk_matrix *exact_binary(tk_kind op, cuk_matrix *a, cuk_matrix *b)
 {
     double r[MAT_EXACT_MAX];
-    const cuk_matrix *big = a->nexact >= b->nexact ? a : b;
+    cuk_matrix *big = a->nexact >= b->nexact ? a : b;
+    const float *x = mat_host(a), *y = x ? mat_host(b) : NULL; /* a slice or a transpose may be on the device */
     for (int i = 0; i < big->nexact; i++)
         r[i] = exact_op(op, a->exact[a->nexact == 1 ? 0 : i], b->exact[b->nexact == 1 ? 0 : i]);
-    return mat_exact(big->rows, big->cols, r);
+    cuk_matrix *m = y ? mat_exact(big->rows, big->cols, r) : NULL;
+    for (int i = 0; m && i < big->nexact; i++)
+        m->host[i] = float_op(op, x[a->nexact == 1 ? 0 : i], y[b->nexact == 1 ? 0 : i]);
+    return m;
 }
 
 /* m is the block of a at (r0, c0): it carries a's values there. */
@@ -223,8 +236,8 @@ static cuk_matrix *fn_transpose(cuk_session *s, const ast *call, const builtin *
     return op_transpose(s->mode, a->m[0]);
 }
 
-/* size(A) is exact (matrix.h): zeros(size(A)[0, 0], 1) has A's rows, past
- * 2^24 too, and size(A) prints them in full. */
+/* size(A) is exact where a size or an index reads it (matrix.h):
+ * zeros(size(A)[0, 0], 1) has A's rows, past 2^24 too. */
 static cuk_matrix *fn_size(cuk_session *s, const ast *call, const builtin *b, call_args *a)
 {
     double v[2] = {a->m[0]->rows, a->m[0]->cols};
@@ -773,6 +786,7 @@ int eval_stmt(cuk_session *s, const stmt *st)
         mat_unref(m);
         return rc;
     }
+    m->nexact = 0; /* a value kept is float32, as printed and as saved (matrix.h) */
     if (ws_set(&s->ws, name, m) != 0)
         return -1;
     if (s->time_on)

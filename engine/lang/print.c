@@ -52,16 +52,12 @@ static int gather_floats(cuk_matrix *m, const axis_sel *rows, const axis_sel *co
     return 0;
 }
 
-/* The shown elements as doubles: the whole numbers a matrix carries exactly
- * (sizes past 2^24 print in full, see matrix.h), else its floats. */
+/* The shown elements as doubles: the float32 values stored, whatever a
+ * small matrix carries for sizes (matrix.h), so that what is printed is
+ * what is kept and saved. */
 static int gather(cuk_matrix *m, const axis_sel *rows, const axis_sel *cols, double *vals)
 {
     size_t n = (size_t)rows->n * cols->n;
-    if (mat_exact_whole(m)) { /* a vector of at most MAT_EXACT_MAX: every element shown */
-        for (size_t i = 0; i < n; i++)
-            vals[i] = m->exact[i];
-        return 0;
-    }
     float *f = malloc(n * sizeof *f);
     if (!f)
         return cuk_err("out of host memory");
@@ -112,11 +108,11 @@ static int wants_scientific(magnitudes m)
     return m.maxabs >= 1e5 || m.minabs < 1e-4 || ratio > 1e3f;
 }
 
-static numfmt choose_format(const double *v, size_t n, int format_long, int exact)
+static numfmt choose_format(const double *v, size_t n, int format_long)
 {
     magnitudes m = scan(v, n);
     numfmt f = {'d', 0};
-    if (exact || (m.whole && m.maxabs <= 16777216)) /* 2^24: past it float32 skips whole numbers */
+    if (m.whole && m.maxabs <= 16777216) /* 2^24: past it float32 skips whole numbers */
         return f;
     if (wants_scientific(m)) {
         f.kind = 'e';
@@ -206,7 +202,7 @@ int print_value(const char *name, cuk_matrix *m, int format_long, int columns)
     }
     if (gather(m, &rows, &cols, vals) != 0)
         goto out;
-    numfmt f = choose_format(vals, (size_t)rows.n * cols.n, format_long, mat_exact_whole(m));
+    numfmt f = choose_format(vals, (size_t)rows.n * cols.n, format_long);
     if (m->rows == 1 && m->cols == 1) {
         format_num(num, sizeof num, vals[0], f);
         out_printf("%s = %s\n", name, num);

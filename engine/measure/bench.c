@@ -23,16 +23,18 @@
 #include "engine/session/snapshot.h"
 
 #define BENCH_SHARE_MS 500.0
+#define BENCH_RUN_LIMIT_MS 10000.0 /* a mode whose one run is predicted longer is not run */
 #define BENCH_MIN_RUNS 3
 #define BENCH_MAX_RUNS 100000
 #define TIMEIT_BUDGET_MS 1000.0
 #define TIMEIT_MAX_RUNS 100000
 
-/* The row of lane i: the i-th row of an available mode. */
+/* The row of lane i: the i-th row of an available mode that runs (not
+ * one whose time is only predicted). */
 static int lane_row(const result_table *t, int i)
 {
     for (int k = 0; k < t->nrows; k++)
-        if (res_available(&t->rows[k]) && i-- == 0)
+        if (res_available(&t->rows[k]) && !t->rows[k].estimated && i-- == 0)
             return k;
     return -1;
 }
@@ -89,15 +91,16 @@ static void bar_cell(char *c, const result_table *t, int i)
     snprintf(c, TAB_CELL, "%.4f %.4f", x > 0 ? (f > 0 ? f : 1e-4) : 0, top);
 }
 
-static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, char (*c)[TAB_CELL])
+/* The runs and the times of row r: measured, or for a row not run, its
+ * predicted time. */
+static void time_cells(const result_row *r, char (*c)[TAB_CELL])
 {
-    const result_row *r = &t->rows[i];
-    char rate[32];
-    int compute;
-    double pct;
-    snprintf(c[0], TAB_CELL, "%s", res_row_name(r));
-    if (!res_available(r)) {
-        snprintf(c[1], TAB_CELL, "\tunavailable: %.*s", TAB_CELL - 16, r->why);
+    char t[32];
+    if (r->estimated) {
+        snprintf(c[1], TAB_CELL, "0");
+        snprintf(c[2], TAB_CELL, "~%s*", fmt_ms(t, sizeof t, r->est_kernel_ms));
+        if (r->est_e2e_ms > 0)
+            snprintf(c[4], TAB_CELL, "~%s*", fmt_ms(t, sizeof t, r->est_e2e_ms));
         return;
     }
     if (r->e2e.runs && mode_on_device(r->mode))
@@ -108,12 +111,27 @@ static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, c
     spread_cell(c[3], &r->kernel);
     fmt_ms(c[4], TAB_CELL, r->e2e.runs ? r->e2e.med : -1);
     spread_cell(c[5], &r->e2e);
+}
+
+static void bench_cells(const result_table *t, int i, const cost_ceilings *ce, char (*c)[TAB_CELL])
+{
+    const result_row *r = &t->rows[i];
+    char rate[32];
+    int compute;
+    double pct = -1, v = -1;
+    snprintf(c[0], TAB_CELL, "%s", res_row_name(r));
+    if (!res_available(r)) {
+        snprintf(c[1], TAB_CELL, "\tunavailable: %.*s", TAB_CELL - 16, r->why);
+        return;
+    }
+    time_cells(r, c);
     res_fmt_ratio(c[6], TAB_CELL, res_speedup(t, i, mode_reference(), 1));
     bar_cell(c[7], t, i);
-    double v = res_rate(t, i, ce, &pct, &compute);
+    if (!r->estimated) /* not run: no rate */
+        v = res_rate(t, i, ce, &pct, &compute);
     if (v > 0)
         fmt_rate(rate, sizeof rate, v * 1e9, compute ? "FLOP" : "B"), snprintf(c[8], TAB_CELL, "%s", rate);
-    else if (cost_too_short(r->kernel.med))
+    else if (!r->estimated && cost_too_short(r->kernel.med))
         snprintf(c[8], TAB_CELL, "too short");
     if (pct >= 0)
         snprintf(c[9], TAB_CELL, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
@@ -175,6 +193,21 @@ void bench_legend(int width)
              width, 2);
 }
 
+/* Under a table with rows not run, why: their predicted run passed the
+ * bench's limit. */
+static void prediction_note(const result_table *t, int width)
+{
+    char note[200], limit[32];
+    for (int i = 0; i < t->nrows; i++)
+        if (t->rows[i].estimated) {
+            snprintf(note, sizeof note, "~...* not run: cuk predicts that one run would take longer than the bench's "
+                                        "limit of %s a run (CUK_BENCH_RUN_LIMIT_MS sets it).",
+                     fmt_ms(limit, sizeof limit, measure_budget("CUK_BENCH_RUN_LIMIT_MS", BENCH_RUN_LIMIT_MS)));
+            tab_wrap("  ", note, width, 2);
+            return;
+        }
+}
+
 void bench_print(const result_table *t, const cost_ceilings *ce, int width)
 {
     char(*cells)[TAB_CELL] = calloc((size_t)t->nrows * BENCH_COLS, TAB_CELL);
@@ -199,6 +232,7 @@ void bench_print(const result_table *t, const cost_ceilings *ce, int width)
     tab_print(cols, BENCH_COLS, cells, t->nrows, width, 2);
     free(cells);
     bench_notes(t, width);
+    prediction_note(t, width);
 }
 
 /* ---- bench ---- */
@@ -220,6 +254,29 @@ static int plan_rows(const cuk_backend **modes, int nmodes, result_table *t, mea
             lanes[n++].be = modes[i];
     }
     return n;
+}
+
+/* Lanes whose one run cuk predicts to take longer than the bench's limit
+ * (measure.h) are not run: their rows show the prediction, marked as an
+ * estimate. How many lanes are left. */
+static int skip_long_runs(cuk_session *s, const ast *e, result_table *t, measure_lane *lanes, int n)
+{
+    double limit = measure_budget("CUK_BENCH_RUN_LIMIT_MS", BENCH_RUN_LIMIT_MS);
+    int rows[MEASURE_MAX_MODES], kept = 0;
+    for (int i = 0; i < n; i++)
+        rows[i] = lane_row(t, i); /* before any row is marked */
+    for (int i = 0; i < n; i++) {
+        double ms = measure_predict_ms(s, e, lanes[i].be);
+        if (!(ms > limit)) {
+            lanes[kept++] = lanes[i];
+            continue;
+        }
+        result_row *r = &t->rows[rows[i]];
+        r->estimated = 1;
+        r->est_kernel_ms = ms;
+        r->est_e2e_ms = mode_on_device(r->mode) ? -1 : ms;
+    }
+    return kept;
 }
 
 /* Each lane's summary into its row. */
@@ -346,6 +403,7 @@ static int plan_bench(cuk_session *s, const stmt *st, result_table *t, measure_l
 int cmd_bench(cuk_session *s, const stmt *st)
 {
     measure_lane lanes[MEASURE_MAX_MODES];
+    measure_draws draws;
     result_table *t = calloc(1, sizeof *t);
     measure_plan plan = {measure_budget("CUK_BENCH_SHARE_MS", BENCH_SHARE_MS), BENCH_MIN_RUNS, BENCH_MAX_RUNS, 1};
     const char *text = s->src->text + st->start;
@@ -353,8 +411,12 @@ int cmd_bench(cuk_session *s, const stmt *st)
     if (!t)
         return cuk_err("out of host memory");
     memset(lanes, 0, sizeof lanes);
+    measure_draws_begin(s, &draws);
     int n = plan_bench(s, st, t, lanes), rc = n < 0 ? -1 : 0;
-    snprintf(t->expr, sizeof t->expr, "%.*s", (int)(st->expr->end - st->expr->start), s->src->text + st->expr->start);
+    measure_draws_rewind(s, &draws); /* the runs and the reference draw what the plan's quiet run drew */
+    if (n > 0)
+        n = skip_long_runs(s, st->expr, t, lanes, n);
+    fmt_escape(t->expr, sizeof t->expr, s->src->text + st->expr->start, st->expr->end - st->expr->start);
     t->seed = s->seed;
     if (rc == 0)
         rc = measure_run(s, text, len, st->expr, lanes, n, &plan);
@@ -365,6 +427,7 @@ int cmd_bench(cuk_session *s, const stmt *st)
         res_set_last(t);
         bench_show(s, t);
     }
+    measure_draws_end(s, &draws);
     measure_free(lanes, n > 0 ? n : 0);
     free(t);
     return rc;
@@ -463,10 +526,11 @@ static int gated_run(int i) { return i % 4 == 1 || i % 4 == 2; }
  * passes the wall median (each run's kernels lie inside its wall). On the
  * device the kernel times (*nk) come from the gated runs and the wall
  * times (*nw) from the others, whose walls carry no gate (*split = 1; the
- * report says so); a single run gives both. *slowed: the GPU_SLOW bits of
- * every run (timing.h). */
-static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt, double **kt, int *n, int *nw,
-                       int *nk, int *split, unsigned *slowed)
+ * report says so); a single run gives both. Every run draws the same
+ * random numbers (measure_draws). *slowed: the GPU_SLOW bits of every run
+ * (timing.h). */
+static int timeit_runs(cuk_session *s, const stmt *quiet, int count, const measure_draws *draws, double **wt,
+                       double **kt, int *n, int *nw, int *nk, int *split, unsigned *slowed)
 {
     int cap = 0, rc = 0;
     double spent = 0, budget = measure_budget("CUK_TIMEIT_BUDGET_MS", TIMEIT_BUDGET_MS);
@@ -476,6 +540,7 @@ static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt
             break;
         int gated = *split && gated_run(*n);
         timing_gate(gated);
+        measure_draws_rewind(s, draws);
         if (grow(wt, kt, &cap, *n) != 0 || eval_stmt(s, quiet) != 0) {
             rc = -1;
             break;
@@ -494,8 +559,21 @@ static int timeit_runs(cuk_session *s, const stmt *quiet, int count, double **wt
     return rc;
 }
 
+/* The warm-up before the runs: the statement's expression evaluated once
+ * and dropped, so that STMT itself is applied exactly as many times as
+ * asked (`timeit 3 A = A + 1` adds 3). 0, or -1 with the error set. */
+static int timeit_warm_up(cuk_session *s, const stmt *sub)
+{
+    timing_begin(s->src->text + sub->start, sub->end - sub->start, s->mode);
+    cuk_matrix *m = eval_expr(s, sub->expr);
+    int rc = timing_end(m == NULL) != 0 || !m ? -1 : 0;
+    mat_unref(m);
+    return rc;
+}
+
 int cmd_timeit(cuk_session *s, const stmt *st)
 {
+    measure_draws draws;
     stmt quiet = *st->sub;
     double *wt = NULL, *kt = NULL, count = 0;
     int n = 0, nw = 0, nk = 0, split = 0;
@@ -511,9 +589,11 @@ int cmd_timeit(cuk_session *s, const stmt *st)
     s->time_on = 0; /* one report at the end, not one per run */
     s->measuring = 1;
     timing_kernel_events(1);
-    timing_quiet(1);                      /* the runs stay out of the history; one summary goes in */
-    if ((rc = eval_stmt(s, &quiet)) == 0) /* warm-up */
-        rc = timeit_runs(s, &quiet, (int)count, &wt, &kt, &n, &nw, &nk, &split, &slowed);
+    timing_quiet(1); /* the runs stay out of the history; one summary goes in */
+    measure_draws_begin(s, &draws);
+    if ((rc = timeit_warm_up(s, &quiet)) == 0)
+        rc = timeit_runs(s, &quiet, (int)count, &draws, &wt, &kt, &n, &nw, &nk, &split, &slowed);
+    measure_draws_end(s, &draws);
     timing_quiet(0);
     if (rc == 0 && n > 0) {
         stat_summary w, k;

@@ -5,7 +5,8 @@
  * the clock starts; then the modes are timed as bench times them (measure.h).
  * A cell whose run is predicted to pass the per-run limit, or that comes
  * after the ladder's budget is spent, is not run: it shows an estimate from
- * the growth measured between that mode's last two sizes, marked "~...*".
+ * the growth measured between that mode's last two sizes (at the first
+ * size, what cuk predicts of a cpu product: measure.h), marked "~...*".
  * Last, for each GPU mode, the size from which it beats blas, with and
  * without the copies. The workspace is left as it was. */
 #include <math.h>
@@ -207,20 +208,29 @@ static double extrapolate(const ladder *L, const cuk_backend *m, int e2e, int si
     return t[k - 1] * pow(size / n[k - 1], p);
 }
 
+/* The time of one kernel run of e (the size's expression) in mode m: from
+ * the growth measured, or before any, what cuk predicts (measure.h: a cpu
+ * product); < 0 if neither is known. */
+static double kernel_estimate(const ladder *L, const ast *e, const cuk_backend *m, int size)
+{
+    double k = extrapolate(L, m, 0, size);
+    return k >= 0 ? k : measure_predict_ms(L->s, e, m);
+}
+
 /* Should mode m be run at size? Not past the budget, nor when one run
- * would pass the limit. */
-static int worth_running(const ladder *L, const cuk_backend *m, int size)
+ * would pass the limit: the first size too, where cuk can tell. */
+static int worth_running(const ladder *L, const ast *e, const cuk_backend *m, int size)
 {
     if (timing_now_ms() - L->t0 > L->budget_ms)
         return 0;
-    double k = extrapolate(L, m, 0, size), e = extrapolate(L, m, 1, size);
-    return !(k > L->run_limit_ms || e > L->run_limit_ms);
+    double k = kernel_estimate(L, e, m, size), e2e = extrapolate(L, m, 1, size);
+    return !(k > L->run_limit_ms || e2e > L->run_limit_ms);
 }
 
-static void estimate_row(const ladder *L, result_row *r)
+static void estimate_row(const ladder *L, const ast *e, result_row *r)
 {
     r->estimated = 1;
-    r->est_kernel_ms = extrapolate(L, r->mode, 0, r->size);
+    r->est_kernel_ms = kernel_estimate(L, e, r->mode, r->size);
     r->est_e2e_ms = extrapolate(L, r->mode, 1, r->size);
     if (r->est_e2e_ms < 0 && !mode_on_device(r->mode))
         r->est_e2e_ms = r->est_kernel_ms;
@@ -253,7 +263,7 @@ static int run_size(ladder *L, const ast *e, int size)
     memset(lanes, 0, sizeof lanes);
     for (int i = 0; i < L->nmodes; i++) {
         result_row *r = new_row(L, L->modes[i], size);
-        if (r && res_available(r) && worth_running(L, r->mode, size)) {
+        if (r && res_available(r) && worth_running(L, e, r->mode, size)) {
             rows[n] = (int)(r - L->t->rows);
             lanes[n++].be = r->mode;
         }
@@ -277,7 +287,7 @@ static int run_size(ladder *L, const ast *e, int size)
     }
     for (int i = first; rc == 0 && i < L->t->nrows; i++)
         if (res_available(&L->t->rows[i]) && !L->t->rows[i].kernel.runs)
-            estimate_row(L, &L->t->rows[i]);
+            estimate_row(L, e, &L->t->rows[i]);
     measure_free(lanes, n);
     return rc;
 }
@@ -424,8 +434,8 @@ void ladder_print(const result_table *t, const int *sizes, int nsizes, int width
     tab_wrap(lead, "", width, 2);
     tab_wrap("  ",
              "medians of at least 3 runs; ~...* an estimate from the growth between the mode's last two "
-             "measured sizes (the run would pass the ladder's limit); every other name is a fresh rand(n, n), "
-             "made before the clock starts.",
+             "measured sizes, or before any, cuk's prediction of a cpu product (the run would pass the ladder's "
+             "limit); every other name is a fresh rand(n, n), made before the clock starts.",
              width, 2);
     ladder_table(t, sizes, nsizes, 0, width);
     ladder_table(t, sizes, nsizes, 1, width);
@@ -469,7 +479,8 @@ int cmd_ladder(cuk_session *s, const stmt *st)
 {
     ladder *L = calloc(1, sizeof *L);
     int rc = L && (L->t = calloc(1, sizeof *L->t)) ? 0 : cuk_err("out of host memory");
-    uint64_t draws = s->draws;
+    measure_draws draws;
+    measure_draws_begin(s, &draws);
     if (rc == 0) {
         L->s = s, L->st = st;
         L->run_limit_ms = measure_budget("CUK_LADDER_RUN_LIMIT_MS", LADDER_RUN_LIMIT_MS);
@@ -479,14 +490,13 @@ int cmd_ladder(cuk_session *s, const stmt *st)
         L->t->ladder = 1;
         L->t->seed = s->seed;
         snprintf(L->t->var, sizeof L->t->var, "%s", st->name);
-        snprintf(L->t->expr, sizeof L->t->expr, "%.*s", (int)(st->expr->end - st->expr->start),
-                 s->src->text + st->expr->start);
+        fmt_escape(L->t->expr, sizeof L->t->expr, s->src->text + st->expr->start, st->expr->end - st->expr->start);
         if ((L->nmodes = measure_modes(st, L->modes, "ladder")) < 0 || read_sizes(L) != 0)
             rc = -1;
     }
     for (int j = 0; rc == 0 && j < L->nsizes; j++)
-        rc = ladder_size(L, L->sizes[j], draws);
-    s->draws = draws; /* the session's random stream is where it was */
+        rc = ladder_size(L, L->sizes[j], draws.base);
+    measure_draws_end(s, &draws);
     if (rc == 0) {
         file_summaries(L);
         res_set_last(L->t);

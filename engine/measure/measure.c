@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/suggest.h"
 #include "engine/lang/eval.h"
+#include "engine/values/eta.h"
 #include "kernels/gpu.h"
 #include "kernels/variants.h"
 
@@ -45,6 +46,19 @@ double measure_budget(const char *name, double dflt)
     const char *v = getenv(name);
     return v && atof(v) > 0 ? atof(v) : dflt;
 }
+
+/* ---- random draws (measure.h) ---- */
+
+void measure_draws_begin(cuk_session *s, measure_draws *d)
+{
+    d->session = s->draws;
+    d->base = MEASURE_STREAMS | s->draws; /* a timing command's streams move with the session's */
+    s->draws = d->base;
+}
+
+void measure_draws_rewind(cuk_session *s, const measure_draws *d) { s->draws = d->base; }
+
+void measure_draws_end(cuk_session *s, const measure_draws *d) { s->draws = d->session; }
 
 /* ---- samples ---- */
 
@@ -177,11 +191,125 @@ unsigned long measure_code(const ast *e, const cuk_backend *be)
     return unknown ? 0 : h;
 }
 
+/* ---- predicting a run ---- */
+
+/* Shapes found without running: e's value's shape, and the time of the
+ * products on the way added to *ms. */
+typedef struct {
+    cuk_session *s;
+    const cuk_backend *be;
+    double ms;
+} predict;
+
+static int shape_of(predict *p, const ast *e, int *rows, int *cols);
+
+/* A dimension given as an argument: a number typed, or a 1x1 variable. */
+static int dim_of(predict *p, const ast *e, int *d)
+{
+    double v = -1;
+    float f;
+    cuk_matrix *m = e->kind == AST_NAME ? ws_get(&p->s->ws, e->text) : NULL;
+    if (e->kind == AST_NUMBER)
+        v = e->num;
+    else if (m && m->rows == 1 && m->cols == 1 && mat_read(m, 0, 1, &f) == 0)
+        v = f;
+    if (!(v >= 1 && v <= MAT_MAX_DIM))
+        return -1;
+    *d = (int)v;
+    return 0;
+}
+
+/* The shape rand, zeros, eye, fill ... make: () 1x1, (n) n x n, (m, n),
+ * fill's (m, n, v). */
+static int maker_shape(predict *p, const ast *e, int *rows, int *cols)
+{
+    int dims = e->nkid - !strcmp(e->text, "fill");
+    if (dims == 0)
+        return *rows = *cols = 1, 0;
+    if (dims > 2 || dim_of(p, e->kid[0], rows) != 0)
+        return -1;
+    if (dims == 1)
+        return *cols = *rows, 0;
+    return dim_of(p, e->kid[1], cols);
+}
+
+/* The shape a call makes, where its arguments' shapes or its dimensions
+ * tell it. */
+static int call_shape(predict *p, const ast *e, int *rows, int *cols)
+{
+    static const char *const makers[] = {"rand", "randn", "zeros", "ones", "eye", "fill"};
+    static const char *const red[] = {CUK_REDUCE_OPS(OPLIST_NAME)}, *const un[] = {CUK_UNARY_OPS(OPLIST_NAME)},
+                             *const ew[] = {CUK_EWISE_OPS(OPLIST_NAME)};
+    int n = e->nkid, r2, c2;
+    if (name_at(e->text, makers, (int)(sizeof makers / sizeof makers[0])) >= 0)
+        return maker_shape(p, e, rows, cols);
+    if (n == 0 || n > 2 || shape_of(p, e->kid[0], rows, cols) != 0)
+        return -1;
+    if (!strcmp(e->text, "dot") || (n == 1 && name_at(e->text, red, (int)(sizeof red / sizeof red[0])) >= 0))
+        return *rows = *cols = 1, 0;
+    if (n == 1 && !strcmp(e->text, "transpose"))
+        return r2 = *rows, *rows = *cols, *cols = r2, 0;
+    if (n == 1 && name_at(e->text, un, (int)(sizeof un / sizeof un[0])) >= 0)
+        return 0;
+    if (n == 2 && name_at(e->text, ew, (int)(sizeof ew / sizeof ew[0])) >= 0 &&
+        shape_of(p, e->kid[1], &r2, &c2) == 0) {
+        if ((long long)*rows * *cols == 1) /* a 1x1 broadcasts */
+            *rows = r2, *cols = c2;
+        return 0;
+    }
+    return -1;
+}
+
+static int shape_of(predict *p, const ast *e, int *rows, int *cols)
+{
+    int r2, c2;
+    cuk_matrix *m;
+    switch (e->kind) {
+    case AST_NUMBER: *rows = *cols = 1; return 0;
+    case AST_NAME:
+        if (!(m = ws_get(&p->s->ws, e->text)))
+            return -1;
+        *rows = m->rows, *cols = m->cols;
+        return 0;
+    case AST_CALL: return call_shape(p, e, rows, cols);
+    case AST_NEGATE: return shape_of(p, e->kid[0], rows, cols);
+    case AST_TRANSPOSE:
+        if (shape_of(p, e->kid[0], cols, rows) != 0)
+            return -1;
+        return 0;
+    case AST_BINARY:
+        if (shape_of(p, e->kid[0], rows, cols) != 0 || shape_of(p, e->kid[1], &r2, &c2) != 0)
+            return -1;
+        if (e->op == TK_AT) {
+            double sec = eta_matmul_seconds(p->be, *rows, c2, *cols);
+            if (*cols != r2)
+                return -1;
+            p->ms += sec > 0 ? sec * 1e3 : 0;
+            *cols = c2;
+        } else if ((long long)*rows * *cols == 1) {
+            *rows = r2, *cols = c2;
+        }
+        return 0;
+    default: return -1; /* indexing and literals: their shapes need their values */
+    }
+}
+
+double measure_predict_ms(cuk_session *s, const ast *e, const cuk_backend *be)
+{
+    predict p = {s, be, 0};
+    int rows, cols;
+    if (eta_matmul_seconds(be, 1, 1, 1) < 0 || shape_of(&p, e, &rows, &cols) != 0)
+        return -1;
+    return p.ms;
+}
+
 /* ---- single runs ---- */
 
-/* One kernel run in s->mode; the value, or NULL with the error set. */
-static cuk_matrix *kernel_run(cuk_session *s, const char *text, size_t len, const ast *e)
+/* One kernel run in s->mode, from the draws at `draws`; the value, or
+ * NULL with the error set. */
+static cuk_matrix *kernel_run(cuk_session *s, const char *text, size_t len, const ast *e, uint64_t draws)
 {
+    s->draws = draws;
     timing_begin(text, len, s->mode);
     cuk_matrix *m = eval_expr(s, e);
     if (timing_end(m == NULL) != 0 && m) {
@@ -192,12 +320,15 @@ static cuk_matrix *kernel_run(cuk_session *s, const char *text, size_t len, cons
 }
 
 /* One end-to-end run: fresh host operands swapped in for the names e reads,
- * then copies in, the expression, the result back, on one host clock. */
-static int e2e_run(cuk_session *s, const char *text, size_t len, const ast *e, const name_list *names)
+ * then copies in, the expression, the result back, on one host clock; from
+ * the draws at `draws`. */
+static int e2e_run(cuk_session *s, const char *text, size_t len, const ast *e, const name_list *names,
+                   uint64_t draws)
 {
     workspace fresh, mine = s->ws;
     if (fresh_operands(s, names, &fresh) != 0 || gpu_sync() != 0)
         return -1;
+    s->draws = draws;
     s->ws = fresh;
     timing_gate(0); /* the wall time is the measurement: no gate in it */
     timing_begin(text, len, s->mode);
@@ -261,12 +392,12 @@ static int lane_done(const measure_lane *l, const measure_plan *p)
 }
 
 static int lane_round(cuk_session *s, const char *text, size_t len, const ast *e, const name_list *names,
-                      measure_lane *l, const measure_plan *p)
+                      measure_lane *l, const measure_plan *p, uint64_t draws)
 {
     double slice = p->share_ms / 2 / ROUNDS;
     int nk = batch(slice, l->run_ms, l->nk, p->max_runs);
     for (int i = 0; i < nk && l->nk < p->max_runs; i++) {
-        cuk_matrix *m = kernel_run(s, text, len, e);
+        cuk_matrix *m = kernel_run(s, text, len, e, draws);
         if (!m || record_kernel_run(l, 0) != 0) {
             mat_unref(m);
             return -1;
@@ -276,7 +407,7 @@ static int lane_round(cuk_session *s, const char *text, size_t len, const ast *e
     if (mode_on_device(l->be)) {
         int ne = batch(slice, l->e2e_ms, l->ne, p->max_runs);
         for (int i = 0; i < ne && l->ne < p->max_runs; i++)
-            if (e2e_run(s, text, len, e, names) != 0 || record_e2e_run(l) != 0)
+            if (e2e_run(s, text, len, e, names, draws) != 0 || record_e2e_run(l) != 0)
                 return -1;
     }
     l->done = lane_done(l, p);
@@ -286,9 +417,9 @@ static int lane_round(cuk_session *s, const char *text, size_t len, const ast *e
 /* The first run of each lane: it moves the operands where the mode works
  * and keeps the value. */
 static int lane_first(cuk_session *s, const char *text, size_t len, const ast *e, measure_lane *l,
-                      const measure_plan *p)
+                      const measure_plan *p, uint64_t draws)
 {
-    cuk_matrix *m = kernel_run(s, text, len, e);
+    cuk_matrix *m = kernel_run(s, text, len, e, draws);
     if (!m || record_kernel_run(l, 1) != 0) {
         mat_unref(m);
         return -1;
@@ -321,6 +452,7 @@ int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, meas
                 const measure_plan *p)
 {
     const cuk_backend *saved = s->mode, *chosen = s->chosen;
+    uint64_t draws = s->draws;
     int switches[VAR_COUNT];
     for (int v = 0; v < VAR_COUNT; v++)
         switches[v] = variant_current(variant_get(v));
@@ -333,13 +465,13 @@ int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, meas
     timing_quiet(1);
     for (int i = 0; i < n && rc == 0; i++) {
         lane_enter(s, &lanes[i]);
-        rc = lane_first(s, text, len, e, &lanes[i], p);
+        rc = lane_first(s, text, len, e, &lanes[i], p, draws);
     }
     while (rc == 0 && !all_done(lanes, n))
         for (int i = 0; i < n && rc == 0; i++)
             if (!lanes[i].done) {
                 lane_enter(s, &lanes[i]);
-                rc = lane_round(s, text, len, e, &names, &lanes[i], p);
+                rc = lane_round(s, text, len, e, &names, &lanes[i], p, draws);
             }
     for (int v = 0; v < VAR_COUNT; v++) /* the user's settings, whatever the lanes did */
         variant_set(variant_get(v)->name, variant_get(v)->values[switches[v]].value);
@@ -347,6 +479,7 @@ int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, meas
     s->measuring = 0;
     s->mode = saved;
     s->chosen = chosen;
+    s->draws = draws;
     return rc;
 }
 

@@ -14,6 +14,8 @@
 #ifndef CUK_MEASURE_H
 #define CUK_MEASURE_H
 
+#include <stdint.h>
+
 #include "engine/lang/ast.h"
 #include "engine/measure/results.h"
 #include "engine/session/session.h"
@@ -30,6 +32,24 @@ int measure_modes(const stmt *st, const cuk_backend **modes, const char *cmd);
 /* A budget in ms: the environment variable name if set (tests shorten
  * budgets, slow machines lengthen them), else dflt. */
 double measure_budget(const char *name, double dflt);
+
+/* Random numbers while timing. The rand and randn calls of what bench,
+ * timeit and ladder time draw from streams of their own (the session's
+ * seed, streams from MEASURE_STREAMS up), the same ones at every run: every
+ * run and every mode works on the same numbers, bench's float64 reference
+ * is computed from them too, and the session's draws are left where they
+ * were, however many runs the clock allowed. begin: s->draws moves to those
+ * streams; rewind: back to their start, before each run; end: the
+ * session's draws as they were. */
+#define MEASURE_STREAMS (UINT64_C(1) << 63)
+
+typedef struct {
+    uint64_t session, base;
+} measure_draws;
+
+void measure_draws_begin(cuk_session *s, measure_draws *d);
+void measure_draws_rewind(cuk_session *s, const measure_draws *d);
+void measure_draws_end(cuk_session *s, const measure_draws *d);
 
 typedef struct {
     double share_ms;   /* run time per mode: half kernel runs, half end to end */
@@ -55,9 +75,18 @@ typedef struct {
 } measure_lane;
 
 /* Time e (text is what the records show) in every lane's mode. 0, or -1
- * with the error set (Ctrl-C included); s->mode is left as it was. */
+ * with the error set (Ctrl-C included); s->mode is left as it was. Every
+ * run starts from the random draws s has on entry, and s has them after. */
 int measure_run(cuk_session *s, const char *text, size_t len, const ast *e, measure_lane *lanes, int n,
                 const measure_plan *p);
+
+/* How long one run of e in mode be will take, in ms, told before it runs:
+ * the products of the mode whose products cuk predicts (eta.h: cpu's), on
+ * shapes found from the operands in s's workspace without running; < 0
+ * where it is not known (another mode, or a shape that needs values:
+ * indexing, literals). What else e does is not counted: next to such a
+ * product it is small. */
+double measure_predict_ms(cuk_session *s, const ast *e, const cuk_backend *be);
 
 /* The code mode be runs for e: a hash of the backend functions each of its
  * operations calls, 0 where that is not known. Two modes with the same

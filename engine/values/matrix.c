@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/fmt.h"
+#include "engine/values/hostmem.h"
 #include "engine/values/pool.h"
 #include "engine/values/timing.h"
 #include "kernels/gpu.h"
@@ -36,28 +37,6 @@ int mat_check_shape(const char *what, double rows, double cols)
         return cuk_err("%s: %sx%s is too large (at most %ld rows and %ld columns)", what, r, c, MAT_MAX_DIM,
                        MAT_MAX_DIM);
     return 0;
-}
-
-int mat_whole(double v)
-{
-    return v == floor(v) && fabs(v) < MAT_EXACT_LIMIT;
-}
-
-/* MemAvailable from /proc/meminfo in bytes, or 0 if unknown. Large host
- * allocations are checked against it: Linux overcommits, and a matrix that
- * cannot fit would be killed, not refused, when first written. */
-static size_t host_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    fclose(f);
-    return (size_t)kb * 1024;
 }
 
 /* Freed host buffers of KEEP_MIN bytes and more are kept for the next
@@ -118,22 +97,29 @@ static void host_release(float *p, size_t bytes)
     kept.total += bytes;
 }
 
+/* Large host allocations are checked against the memory cuk may take
+ * (hostmem.h), and a refusal says how much that is and what limits it. */
 static float *host_alloc(size_t bytes)
 {
     char need[32], have[32];
     float *p = kept_take(bytes);
-    size_t avail = !p && bytes > (64u << 20) ? host_available() : 0;
-    if (avail && bytes > avail && kept.total) { /* what is kept is free memory too */
+    hostmem_room room = {0, NULL};
+    if (!p && bytes > (64u << 20))
+        room = hostmem_available();
+    if (room.bytes && bytes > room.bytes && kept.total) { /* what is kept is free memory too */
         mat_host_trim();
-        avail = host_available();
+        room = hostmem_available();
     }
     if (!p)
-        p = (avail && bytes > avail) ? NULL : malloc(bytes);
+        p = (room.bytes && bytes > room.bytes) ? NULL : malloc(bytes);
     if (!p) {
-        if (!avail)
-            avail = host_available();
-        cuk_err("out of host memory: needs %s, %s available", fmt_bytes(need, sizeof need, (double)bytes),
-                fmt_bytes(have, sizeof have, (double)avail));
+        if (!room.bytes)
+            room = hostmem_available();
+        if (room.bytes)
+            cuk_err("out of host memory: needs %s, %s %s", fmt_bytes(need, sizeof need, (double)bytes),
+                    fmt_bytes(have, sizeof have, (double)room.bytes), room.limit);
+        else
+            cuk_err("out of host memory: needs %s", fmt_bytes(need, sizeof need, (double)bytes));
         return NULL;
     }
     if (poison)
@@ -224,14 +210,6 @@ cuk_matrix *mat_exact(int rows, int cols, const double *v)
         m->host[i] = (float)v[i];
     }
     return m;
-}
-
-int mat_exact_whole(const cuk_matrix *m)
-{
-    for (int i = 0; i < m->nexact; i++)
-        if (!mat_whole(m->exact[i]))
-            return 0;
-    return m->nexact > 0;
 }
 
 cuk_matrix *mat_ref(cuk_matrix *m)

@@ -5,15 +5,17 @@
  * host copy and a device copy, once made, stay in sync for good, and sharing
  * one matrix under several names (B = A) is a reference count, not a copy.
  *
- * Sizes, indices and seeds must not pass through float32: past 2^24 it
- * skips whole numbers (16777217 is stored as 16777216) and makes some
- * fractions whole (16777217.5 is stored as 16777218). So a matrix of at
+ * Every value is float32, whatever its size: computed, printed, saved and
+ * kept under a name as float32. Only where a size, an index or a seed is
+ * read is a number exact: past 2^24 float32 skips whole numbers (16777217
+ * is stored as 16777216) and makes some fractions whole (16777217.5 is
+ * stored as 16777218). So while a statement is evaluated, a matrix of at
  * most MAT_EXACT_MAX elements made from literals, size() and the operators
  * + - * /, signs, transposes and indexing on those carries its values in
  * double precision too (exact[]): whole numbers below 2^53 are exact there.
- * A use as a size, an index or a seed reads them (mat_scalar_exact), and
- * printing shows whole ones in full; float32 arithmetic (the kernels) uses
- * the float values, these rounded, as for any value. */
+ * A use as a size, an index or a seed reads them (mat_scalar_exact); the
+ * value itself is the float32 one, and a value bound to a name carries
+ * nothing (eval_stmt). */
 #ifndef CUK_MATRIX_H
 #define CUK_MATRIX_H
 
@@ -58,9 +60,6 @@ typedef struct cuk_matrix {
  * After it, (int)rows and (int)cols are safe. */
 int mat_check_shape(const char *what, double rows, double cols);
 
-/* Whether v is a whole number a double holds exactly (|v| < 2^53). */
-int mat_whole(double v);
-
 /* A new matrix with uninitialised storage where `be` keeps its buffers
  * (host for cpu/blas, device for GPU modes); NULL with the error set. */
 cuk_matrix *mat_new(const cuk_backend *be, int rows, int cols);
@@ -69,8 +68,6 @@ cuk_matrix *mat_scalar(float v);
 /* A host matrix of rows x cols (at most MAT_EXACT_MAX elements) carrying
  * the values v; its floats are v rounded. */
 cuk_matrix *mat_exact(int rows, int cols, const double *v);
-/* Whether m carries values and all are mat_whole: printing shows them. */
-int mat_exact_whole(const cuk_matrix *m);
 
 cuk_matrix *mat_ref(cuk_matrix *m);
 void mat_unref(cuk_matrix *m);
