@@ -5,7 +5,8 @@
 #   make test       build and run every test (GPU tests skip without a GPU)
 #   make bench      on a GPU machine: every ratio of kernels/PERF.md, in one run
 #   make asan       CPU-only build under AddressSanitizer/UBSan, and every test
-#   make fuzz SECONDS=60   libFuzzer over sessions and .npy/.csv loading (clang)
+#   make fuzz SECONDS=60   libFuzzer over sessions, .npy/.csv loading, and saves
+#                   and loads among links, pipes and devices (clang)
 #   make valgrind   memcheck over the golden scripts and the fuzz regressions
 #   make install PREFIX=/usr/local
 #   make deb        a Debian package: $(BUILD)/cuk_VERSION_ARCH.deb
@@ -153,8 +154,9 @@ GPU_TEST  := $(BUILD)/tests/gpu_test
 
 # The fuzz targets (fuzz/), and for `make test` a replay of each one's
 # regressions and starting corpus through the same target built with $(CC).
-FUZZ_TARGETS   := session npy csv
+FUZZ_TARGETS   := session npy csv files
 FUZZ_SRC_session := fuzz/fuzz_session.c
+FUZZ_SRC_files := fuzz/fuzz_files.c
 FUZZ_SRC_npy   := fuzz/fuzz_file.c
 FUZZ_SRC_csv   := fuzz/fuzz_file.c
 FUZZ_DEF_npy   := -DFUZZ_EXT='".npy"'
@@ -164,7 +166,7 @@ FUZZ_DEF_csv   := -DFUZZ_EXT='".csv"'
 FUZZ_WRAP      := --wrap=fopen --wrap=mkstemp --wrap=rename --wrap=unlink --wrap=stat \
                   --wrap=mat_new --wrap=mat_new_host --wrap=cuk_check_interrupt
 FUZZ_ENGINE    := $(BUILD)/fuzz/engine_sandboxed.o
-FUZZ_DEPS      := fuzz/harness.c fuzz/harness.h fuzz/fuzz_session.c fuzz/fuzz_file.c $(FUZZ_ENGINE)
+FUZZ_DEPS      := fuzz/harness.c fuzz/harness.h fuzz/fuzz_session.c fuzz/fuzz_file.c fuzz/fuzz_files.c $(FUZZ_ENGINE)
 FUZZ_REPLAY    := $(patsubst %,$(BUILD)/tests/test_fuzz_replay_%,$(FUZZ_TARGETS))
 FUZZ_BIN       := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 UNIT_BIN       += $(FUZZ_REPLAY)
@@ -282,7 +284,8 @@ asan:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1 \
 	    $(MAKE) BUILD=$(ASAN_BUILD) WITH_CUDA=0 CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" test
 
-# libFuzzer over whole sessions and over .npy/.csv loading, with clang's
+# libFuzzer over whole sessions, over .npy/.csv loading, and over saves and
+# loads among hostile file types (fuzz/fuzz_files.c), with clang's
 # AddressSanitizer and UBSan, SECONDS per target (fuzz/run.sh: a corpus
 # from the tests, dictionaries, what it found). A CPU-only build of its own, in
 # build-fuzz/; an input that crashed goes to tests/fuzz/regressions/TARGET/,

@@ -18,6 +18,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "engine/files/record.h"
 #include "engine/values/matrix.h"
 
 #define FUZZ_MAX_ELEMENTS (1L << 16)
@@ -56,9 +58,21 @@ cuk_matrix *__wrap_mat_new(const cuk_backend *be, int rows, int cols);
 cuk_matrix *__wrap_mat_new_host(int rows, int cols);
 int __wrap_cuk_check_interrupt(void);
 
+/* A named pipe is opened for reading without waiting for a writer, which
+ * never comes here: it reads as empty instead of blocking the input. */
 FILE *__wrap_fopen(const char *path, const char *mode)
 {
-    return confined_ok(path) ? fopen(path, mode) : (refuse(), NULL);
+    struct stat st;
+    if (!confined_ok(path))
+        return refuse(), NULL;
+    if (H.on && mode[0] == 'r' && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK);
+        FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+        if (!f && fd >= 0)
+            close(fd);
+        return f;
+    }
+    return fopen(path, mode);
 }
 
 int __wrap_mkstemp(char *tmpl) { return confined_ok(tmpl) ? mkstemp(tmpl) : refuse(); }
@@ -98,15 +112,15 @@ int __wrap_cuk_check_interrupt(void)
     return cuk_check_interrupt();
 }
 
-/* Remove every file of the sandbox folder (it holds no folders: the engine
- * makes none). */
+/* Remove every file of the sandbox folder, and the empty folders
+ * fuzz_files makes (the engine makes none). */
 static void empty_sandbox(void)
 {
     DIR *d = opendir(".");
     struct dirent *e;
     while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlink(e->d_name) != 0)
+            rmdir(e->d_name);
     if (d)
         closedir(d);
 }
@@ -153,6 +167,7 @@ cuk_session *fuzz_begin(int interactive)
 
 void fuzz_end(cuk_session *s)
 {
+    record_stop(); /* a transcript under way is put in place, as at cuk's end */
     session_free(s);
     H.on = 0;
     cuk_interrupted = 0;

@@ -62,6 +62,7 @@ run limits tests/limits.sh
 run commands tests/commands.sh
 run honest tests/honest.sh
 run io tests/io.sh
+run trust tests/trust.sh
 run footprint tests/footprint.sh
 run npy_numpy tests/npy_numpy.sh
 run print_numpy tests/print_numpy.sh
