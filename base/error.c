@@ -61,6 +61,8 @@ int cuk_err_cancel(void)
 
 const cuk_error *cuk_err_get(void) { return &err_slot; }
 
+void cuk_err_restore(const cuk_error *e) { err_slot = *e; }
+
 void cuk_err_locate(size_t pos)
 {
     if (err_slot.pos == CUK_NOPOS)

@@ -45,6 +45,9 @@ int cuk_err_fatal(const char *fmt, ...) CUK_PRINTF(1, 2);
 int cuk_err_cancel(void);
 
 const cuk_error *cuk_err_get(void);
+/* Put back an error copied from cuk_err_get() earlier: for work that may
+ * fail on its own (and say so) while another error waits to be reported. */
+void cuk_err_restore(const cuk_error *e);
 /* Give the pending error a position if it has none yet. */
 void cuk_err_locate(size_t pos);
 void cuk_err_clear(void);

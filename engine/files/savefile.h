@@ -1,7 +1,7 @@
 /* savefile.h - the one way cuk writes a file (save, save bench, save
- * plot, record):
- * into a temporary beside it, renamed over it once every byte is written
- * and synced, so that a failure leaves the old file as it was.
+ * plot, record, the rehearsal recordings of --transcripts): into a
+ * temporary beside it, renamed over it once every byte is written and
+ * synced, so that a failure leaves the old file as it was.
  *
  * - Links are followed: the file they end at is replaced, the link stays
  *   (a dangling link's target is created).

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/out.h"
+#include "engine/files/savefile.h"
 #include "engine/session/snapshot.h"
 
 #define REC_DEPTH 20     /* scripts nested by `run`: more than run allows */
@@ -39,7 +40,8 @@ typedef struct {
     seen *table[REC_BUCKETS];
     char key[REC_KEY_MAX]; /* the statement under way, and its occurrence */
     int occurrence;
-    FILE *f;           /* recording: its file */
+    savefile *file;    /* recording: written through savefile.h, put in place at the script's end */
+    FILE *f;           /* recording: its stream */
     int writing, fresh; /* a statement's output is being kept; at the start of a line */
     int loaded;        /* playback: 0 not read yet, 1 read, -1 none */
     char gpu[160], date[32];
@@ -164,10 +166,12 @@ static void record_open(rec_script *r)
     char file[PATH_MAX + 16];
     const char *slash = strrchr(r->path, '/');
     recording_path(r->path, R.dir, file, sizeof file);
-    if (!(r->f = fopen(file, "w"))) {
-        out_errorf("warning: --transcripts: cannot write '%s': %s\n", file, strerror(errno));
+    if (!(r->file = savefile_open("--transcripts", file))) {
+        out_errorf("warning: %s\n", cuk_err_get()->msg);
+        cuk_err_clear();
         return;
     }
+    r->f = savefile_stream(r->file);
     record_header(r, slash ? slash + 1 : r->path);
     out_set_tap(tap, NULL);
 }
@@ -186,6 +190,19 @@ void rec_script_begin(const char *path)
         record_open(r);
 }
 
+/* The recording put in place (savefile.h: every write checked); a failure
+ * is a warning, as a recording that cannot be opened is, and an error the
+ * script left to report is kept for it. */
+static void recording_close(rec_script *r)
+{
+    cuk_error pending = *cuk_err_get();
+    if (savefile_commit(r->file) != 0)
+        out_errorf("warning: %s\n", cuk_err_get()->msg);
+    cuk_err_restore(&pending);
+    r->file = NULL;
+    r->f = NULL;
+}
+
 static void script_free(rec_script *r)
 {
     for (int i = 0; i < REC_BUCKETS; i++)
@@ -193,8 +210,8 @@ static void script_free(rec_script *r)
             next = e->next;
             free(e);
         }
-    if (r->f)
-        fclose(r->f);
+    if (r->file)
+        recording_close(r);
     free(r->text);
     free(r->e);
     free(r);
