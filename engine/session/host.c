@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/values/timing.h"
 #include "kernels/host_threads.h"
@@ -156,6 +157,21 @@ static void read_caches(host_facts *h)
     }
 }
 
+/* Where sysfs has no cache folders (some containers and sandboxes), the C
+ * library's own answer (glibc asks the processor through cpuid). */
+static void read_caches_sysconf(host_facts *h)
+{
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (h->l2_bytes <= 0 && l2 > 0)
+        h->l2_bytes = (double)l2;
+    if (h->cache_bytes <= 0)
+        h->cache_bytes = l3 > l2 ? (double)l3 : l2 > 0 ? (double)l2 : 0;
+#else
+    (void)h;
+#endif
+}
+
 const host_facts *host_get(void)
 {
     static host_facts h;
@@ -165,6 +181,7 @@ const host_facts *host_get(void)
              *freq = read_text("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
         host_parse(info ? info : "", freq ? atof(freq) : 0, &h);
         read_caches(&h);
+        read_caches_sysconf(&h);
         free(info);
         free(freq);
         done = 1;
