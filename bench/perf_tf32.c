@@ -6,7 +6,8 @@
  * (i, j) picked by a seeded generator, each a float64 dot product of a's
  * row and b's column, the error ||C_s - R_s|| / ||R_s|| over the sample.
  * Ratios: speed tf32x3 over cublas (>= 2.0 at 4096^3, 2.5 stretch at
- * 8192^3, >= 1.5 at 1037, >= 0.9 everywhere), and error cublas over
+ * 8192^3, >= 1.5 at 1037, >= 0.9 on the ragged suite, >= 0.95 on the
+ * thin shapes: a vector, a row, thin k, thin m or n), and error cublas over
  * tf32x3 (>= 0.5: tf32x3's error at most twice cuBLAS FP32's). With
  * arguments, only the shapes they name (perf_tf32 1037x1055x1031 4096^3). */
 #include <string.h>
@@ -167,6 +168,10 @@ int main(int argc, char **argv)
         }
     printf("# perf_tf32 on %s: medians of %d runs turn about, [fastest-slowest]; TFLOP/s count 2mnk\n",
            gpu_device()->name, PERF_RUNS);
+    /* M x K x N: a row times a matrix, a matrix times a column, thin n,
+     * thin m, thin k */
+    static const int thin[][3] = {{1, 4096, 4096}, {4096, 4096, 1}, {4099, 4093, 67}, {67, 4093, 4099},
+                                  {4096, 64, 4096}};
     perf_clock_log("start");
     shape(4096, 4096, 4096, 2.0, "4096^3");
     shape(1037, 1055, 1031, 1.5, "1037x1055x1031");
@@ -174,6 +179,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof ragged / sizeof ragged[0]; i++) {
         snprintf(label, sizeof label, "%dx%dx%d", ragged[i][0], ragged[i][1], ragged[i][2]);
         shape(ragged[i][0], ragged[i][1], ragged[i][2], 0.9, label);
+    }
+    for (size_t i = 0; i < sizeof thin / sizeof thin[0]; i++) {
+        snprintf(label, sizeof label, "%dx%dx%d", thin[i][0], thin[i][1], thin[i][2]);
+        shape(thin[i][0], thin[i][1], thin[i][2], 0.95, label);
     }
     shape(8192, 8192, 8192, 2.5, "8192^3");
     perf_clock_log("end");

@@ -15,8 +15,10 @@
 #include "kernels/tf32x3.h"
 #include "kernels/variants.h"
 
-/* The entry point of mode tf32x3 (modes.c). */
+/* The entry point of mode tf32x3 (modes.c), and fast's FP32 product, which
+ * takes the thin products (TF32X3_SIMT_MAX). */
 extern "C" cuk_matmul_fn tf32x3_matmul;
+extern "C" cuk_matmul_fn fast_matmul;
 
 /* --- the split pass --------------------------------------------------------- */
 
@@ -469,6 +471,8 @@ static size_t round_up(int x, int to) { return ((size_t)x + to - 1) / to * to; }
  * product, or beside it where the plan says so. */
 extern "C" int tf32x3_matmul(float *c, const float *a, const float *b, int m, int n, int k)
 {
+    if (m <= TF32X3_SIMT_MAX || n <= TF32X3_SIMT_MAX)
+        return fast_matmul(c, a, b, m, n, k);
     int hopper = variant_pick(VAR_TC) == VAR_TC_MMA ? 0 : tf32x3_sm90_ready();
     if (hopper < 0)
         return -1;

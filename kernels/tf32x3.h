@@ -9,6 +9,13 @@
 #define TF32X3_PAD_MN 128 /* rows of a, columns of b: one block's tile of c */
 #define TF32X3_PAD_K 32   /* 32 floats: one 128-byte swizzled row for wgmma */
 
+/* A product with at most this many rows or columns runs on fast's FP32
+ * kernels (gemv, rows, thin), exact to FP32 and faster: padded to the 128
+ * of a tile of c, such a product would spend 120 of every 128 rows of
+ * tensor-core work on zeros, and the split pass would cost more than the
+ * whole FP32 product. */
+#define TF32X3_SIMT_MAX 8
+
 /* c (m x n) = a @ b from the split parts: a_big, a_small are mp x kp (a's
  * rows, K-major), b_big, b_small np x kp (b transposed: TF32 wgmma reads
  * both operands K-major); mp, np, kp are the padded sizes. work and count:

@@ -132,8 +132,26 @@ static void tf32x3_deterministic(void)
     CHECKF(!memcmp(c1->host, c2->host, (size_t)511 * 1023 * sizeof(float)), "tf32x3 gave two results for one product");
 }
 
+/* Products of at most TF32X3_SIMT_MAX (8) rows or columns run on fast's
+ * FP32 kernels: right against float64 at a vector, a row, a few columns
+ * and 8 rows, with no tensor-core kernel launched for them. */
+static void tf32x3_thin_on_fp32(void)
+{
+    static const int thin[][3] = {{1, 4096, 513}, {700, 300, 1}, {301, 257, 5}, {8, 1000, 333}};
+    int before = launches_like("tf32x3", "tf32x3"), others = launches_like("tf32x3", "") - before;
+    for (size_t i = 0; i < sizeof thin / sizeof thin[0]; i++)
+        oc_matmul_case("tf32x3", thin[i][0], thin[i][1], thin[i][2]);
+    check_begin("gpu_tf32x3_thin_on_fp32");
+    CHECKF(launches_like("tf32x3", "tf32x3") == before, "a product of 8 rows or columns or fewer ran %d tf32x3 kernels",
+           launches_like("tf32x3", "tf32x3") - before);
+    CHECKF(launches_like("tf32x3", "") - launches_like("tf32x3", "tf32x3") - others >= 4,
+           "tf32x3's 4 thin products launched %d of fast's kernels",
+           launches_like("tf32x3", "") - launches_like("tf32x3", "tf32x3") - others);
+    check_end();
+}
+
 /* tf32 and tf32x3 at the shapes, and tf32x3's error against FP32's with
- * each of its kernels. */
+ * each of its kernels; its thin products on fast's kernels. */
 static void tc_cases(int nshapes)
 {
     const char *why;
@@ -145,7 +163,9 @@ static void tc_cases(int nshapes)
         run_source(oc_s, "set tc mma;", 11, "test", 1, 1);
         check_run("gpu_tf32x3_mma_error_vs_fp32", tf32x3_error_vs_fp32);
         variant_reset();
+        tf32x3_thin_on_fp32();
     } else {
         check_skip("gpu_tf32x3_error_vs_fp32", why);
+        check_skip("gpu_tf32x3_thin_on_fp32", why);
     }
 }
