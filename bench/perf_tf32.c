@@ -1,5 +1,6 @@
-/* perf_tf32.c - `make bench`: mode tf32x3's product against cuBLAS FP32
- * (mode cublas), turn about in one process, at 4096^3, 8192^3,
+/* perf_tf32.c - `make bench`: the FP32-accurate tensor-core modes, tf32x3
+ * and ozaki (INT8 slices), each against cuBLAS FP32 (mode cublas), turn
+ * about in one process, at 4096^3, 8192^3,
  * 1037x1055x1031 and a ragged suite of odd sizes (K up to 8192); beside
  * each, the relative error of both (and of mode tf32, cuBLAS on TF32)
  * against float64 on N(0,1) and U(0,1) inputs, sampled: SAMPLES entries
@@ -8,14 +9,17 @@
  * Ratios: speed tf32x3 over cublas (>= 2.0 at 4096^3, 2.5 stretch at
  * 8192^3, >= 1.5 at 1037, >= 0.9 on the ragged suite, >= 0.95 on the
  * thin shapes: a vector, a row, thin k, thin m or n), and error cublas over
- * tf32x3 (>= 0.5: tf32x3's error at most twice cuBLAS FP32's). With
- * arguments, only the shapes they name (perf_tf32 1037x1055x1031 4096^3). */
+ * tf32x3 (>= 0.5: tf32x3's error at most twice cuBLAS FP32's); speed
+ * ozaki over cublas (>= 3.0 at 8192^3, 2.5 at 4096^3, 1.0 elsewhere) and
+ * error cublas over ozaki (>= 1: at most cuBLAS FP32's). With arguments,
+ * only the shapes they name (perf_tf32 1037x1055x1031 4096^3). */
 #include <string.h>
 #include <math.h>
 #include <stdint.h>
 
 #include "bench/perf.h"
 #include "kernels/backend.h"
+#include "kernels/ozaki.h"
 
 #define SAMPLES 512
 
@@ -101,14 +105,23 @@ static void errors(product *const *modes, int nmodes, cuk_dist dist, double *err
     free(hb);
 }
 
+/* The ratio line "WHAT LABEL". */
+static void ratio(const char *what, const char *label, double value, double target)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s %s", what, label);
+    perf_ratio(name, value, target);
+}
+
 static double tflops(int m, int n, int k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
 static int nwanted;
 static char **wanted;
+static int with_ozaki; /* mode ozaki is available: timed too */
 
 /* One shape: errors on N(0,1) and U(0,1), then the timings on N(0,1);
  * skipped when the command line names other shapes. */
-static void shape(int m, int k, int n, double target, const char *label)
+static void shape(int m, int k, int n, double target, double oz_target, const char *label)
 {
     int named = nwanted == 0;
     for (int i = 0; i < nwanted; i++)
@@ -124,14 +137,15 @@ static void shape(int m, int k, int n, double target, const char *label)
         fill(b[s], mb, CUK_RAND_NORMAL, 11 + 2 * s);
     }
     product x3 = {mode_find("tf32x3"), a, b, c, sets, m, n, k}, fp = {mode_find("cublas"), a, b, c, sets, m, n, k},
-            t1 = {mode_find("tf32"), a, b, c, sets, m, n, k};
-    product *all[3] = {&x3, &fp, &t1};
-    double en[3], eu[3];
-    errors(all, 3, CUK_RAND_NORMAL, en);
-    errors(all, 3, CUK_RAND_UNIFORM, eu);
+            t1 = {mode_find("tf32"), a, b, c, sets, m, n, k}, oz = {mode_find("ozaki"), a, b, c, sets, m, n, k};
+    product *all[4] = {&x3, &fp, &t1, &oz};
+    double en[4], eu[4];
+    errors(all, with_ozaki ? 4 : 3, CUK_RAND_NORMAL, en);
+    errors(all, with_ozaki ? 4 : 3, CUK_RAND_UNIFORM, eu);
     fill(a[0], ma, CUK_RAND_NORMAL, 10);
     fill(b[0], mb, CUK_RAND_NORMAL, 11);
-    perf_time tx, tf, tt;
+    perf_time tx, tf, tt, to, tf2;
+    char how[400];
     perf_pair(run_product, &x3, &tx, run_product, &fp, &tf, PERF_RUNS);
     tt = perf_one(run_product, &t1, PERF_RUNS);
     printf("%-16s tf32x3 %8.3f ms [%.3f-%.3f] %6.1f TFLOP/s | cublas %8.3f ms [%.3f-%.3f] %6.1f | tf32 %7.3f ms "
@@ -139,13 +153,19 @@ static void shape(int m, int k, int n, double target, const char *label)
            label, tx.median, tx.lo, tx.hi, tflops(m, n, k, tx.median), tf.median, tf.lo, tf.hi,
            tflops(m, n, k, tf.median), tt.median, tflops(m, n, k, tt.median), en[0], en[1], en[2], eu[0], eu[1],
            eu[2], sets);
-    char name[96];
-    snprintf(name, sizeof name, "tf32x3/cublas speed %s", label);
-    perf_ratio(name, tf.median / tx.median, target);
-    snprintf(name, sizeof name, "cublas/tf32x3 error N %s", label);
-    perf_ratio(name, en[1] / en[0], 0.5);
-    snprintf(name, sizeof name, "cublas/tf32x3 error U %s", label);
-    perf_ratio(name, eu[1] / eu[0], 0.5);
+    ratio("tf32x3/cublas speed", label, tf.median / tx.median, target);
+    ratio("cublas/tf32x3 error N", label, en[1] / en[0], 0.5);
+    ratio("cublas/tf32x3 error U", label, eu[1] / eu[0], 0.5);
+    if (with_ozaki) {
+        perf_pair(run_product, &oz, &to, run_product, &fp, &tf2, PERF_RUNS);
+        printf("%-16s ozaki  %8.3f ms [%.3f-%.3f] %6.1f TFLOP/s | cublas %8.3f ms [%.3f-%.3f] | err N(0,1) %.2e "
+               "U(0,1) %.2e | %s\n",
+               label, to.median, to.lo, to.hi, tflops(m, n, k, to.median), tf2.median, tf2.lo, tf2.hi, en[3], eu[3],
+               ozaki_describe(ozaki_last(), how, sizeof how));
+        ratio("ozaki/cublas speed", label, tf2.median / to.median, oz_target);
+        ratio("cublas/ozaki error N", label, en[1] / en[3], 1.0);
+        ratio("cublas/ozaki error U", label, eu[1] / eu[3], 1.0);
+    }
     fflush(stdout);
     for (int s = 0; s < sets; s++)
         gpu_raw_free(a[s]), gpu_raw_free(b[s]), gpu_raw_free(c[s]);
@@ -161,6 +181,9 @@ int main(int argc, char **argv)
     if (gpu_init() != 0 || !gpu_usable(&why))
         perf_die("no GPU");
     static const char *need[] = {"cublas", "tf32", "tf32x3"};
+    with_ozaki = mode_available(mode_find("ozaki"), &why);
+    if (!with_ozaki)
+        printf("perf_tf32: mode ozaki left out: %s\n", why);
     for (int i = 0; i < 3; i++)
         if (!mode_available(mode_find(need[i]), &why)) {
             printf("perf_tf32: mode %s unavailable: %s\n", need[i], why);
@@ -173,18 +196,18 @@ int main(int argc, char **argv)
     static const int thin[][3] = {{1, 4096, 4096}, {4096, 4096, 1}, {4099, 4093, 67}, {67, 4093, 4099},
                                   {4096, 64, 4096}};
     perf_clock_log("start");
-    shape(4096, 4096, 4096, 2.0, "4096^3");
-    shape(1037, 1055, 1031, 1.5, "1037x1055x1031");
+    shape(4096, 4096, 4096, 2.0, 2.5, "4096^3");
+    shape(1037, 1055, 1031, 1.5, 1.0, "1037x1055x1031");
     char label[48];
     for (size_t i = 0; i < sizeof ragged / sizeof ragged[0]; i++) {
         snprintf(label, sizeof label, "%dx%dx%d", ragged[i][0], ragged[i][1], ragged[i][2]);
-        shape(ragged[i][0], ragged[i][1], ragged[i][2], 0.9, label);
+        shape(ragged[i][0], ragged[i][1], ragged[i][2], 0.9, 1.0, label);
     }
     for (size_t i = 0; i < sizeof thin / sizeof thin[0]; i++) {
         snprintf(label, sizeof label, "%dx%dx%d", thin[i][0], thin[i][1], thin[i][2]);
-        shape(thin[i][0], thin[i][1], thin[i][2], 0.95, label);
+        shape(thin[i][0], thin[i][1], thin[i][2], 0.95, 1.0, label);
     }
-    shape(8192, 8192, 8192, 2.5, "8192^3");
+    shape(8192, 8192, 8192, 2.5, 3.0, "8192^3");
     perf_clock_log("end");
     return 0;
 }

@@ -93,6 +93,7 @@ typedef struct cuk_backend {
     int baseline;
     int start;
     int min_cc;            /* GPU compute capability needed, as 10*major+minor (80: TF32); 0: any */
+    const char *min_cc_what; /* what that capability brings the mode ("TF32 tensor cores") */
     /* 1: its matrices are spread in row slabs over every GPU (spread
      * memory, kernels/gpu.h); one the GPUs cannot hold together lives in
      * host memory instead, and its ops take host pointers for it (out of
@@ -102,7 +103,9 @@ typedef struct cuk_backend {
      * whose operands or result the GPUs could not hold (engine/values/ops.c);
      * the reference mode if it is unavailable. */
     const char *spill;
-    const char *unwritten; /* not NULL: listed, but its kernels are still to come */
+    /* not NULL: listed but not to be used yet, and why: its kernels are
+     * still to come, or have not yet passed their tests on a GPU */
+    const char *unwritten;
     const char *summary;   /* one line for `modes` and `help modes` */
     /* The product's access pattern, for `why` and `roofline`: how many
      * multiply-adds each float loaded from memory feeds (its CGMA ratio).
@@ -130,6 +133,10 @@ typedef struct cuk_backend {
      * (what[] empty if it had been done already), 0 when there is no such
      * step, -1 with the error set. NULL: none. */
     int (*setup)(int step, char *what, size_t cap);
+    /* How the mode's last product was done, where it chooses per product
+     * (ozaki: the slices, from its operands), for `why`, into buf; NULL
+     * (the hook or what it returns): nothing to add. */
+    const char *(*explain)(char *buf, size_t cap);
     cuk_ops ops;
 } cuk_backend;
 

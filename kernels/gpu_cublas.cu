@@ -50,6 +50,12 @@ static struct {
 #define API_POINTER(f) decltype(&::f) f;
     CUBLAS_FUNCTIONS(API_POINTER) CUBLASLT_FUNCTIONS(API_POINTER)
 #undef API_POINTER
+    /* C++ sees two cublasGemmEx, the library's and an inline one of the
+     * header's that takes the compute type as a cudaDataType: the
+     * library's, by its type. */
+    cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                                   const void *, cudaDataType, int, const void *, cudaDataType, int, const void *,
+                                   void *, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 } api;
 
 #define TEXT(x) TEXT_(x) /* the name after macro expansion, as a string */
@@ -89,6 +95,7 @@ static int load_all(void)
 #define API_FIND_LT(f) API_FIND(lt, CUBLASLT_FILE, f)
     CUBLAS_FUNCTIONS(API_FIND_BLAS)
     CUBLASLT_FUNCTIONS(API_FIND_LT)
+    API_FIND_BLAS(cublasGemmEx)
 #undef API_FIND_LT
 #undef API_FIND_BLAS
 #undef API_FIND
@@ -158,6 +165,8 @@ typedef struct {
 /* The library's state, made on first use and kept for the process. */
 static struct {
     cublasHandle_t handle;   /* for geam and dot */
+    cublasHandle_t int8;     /* mode ozaki's INT8 products, in the default math mode */
+    int int8_default;
     cublasHandle_t on[GPU_MAX_DEVICES]; /* mode multi's products, one per GPU */
     cublasXtHandle_t xt;     /* out-of-core products over xt_gpus GPUs */
     int xt_gpus;
@@ -322,6 +331,30 @@ extern "C" int cublas_dot(float *out, const float *x, const float *y, size_t n)
     CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
     CUBLAS_CHECK(api.cublasSdot_64(h, (int64_t)n, x, 1, y, 1, out));
     gpu_count_call("cublasSdot (library kernels)");
+    return 0;
+}
+
+/* --- mode ozaki's products (gpu_ozaki.cu) ------------------------------------- */
+
+/* Column-major c (m x n, INT32, leading dimension ldc) = a^T b, a (k x m)
+ * and b (k x n) INT8 with leading dimensions lda and ldb: the layout
+ * (TN) the INT8 tensor cores take, exact in INT32. A handle of its own,
+ * in the default math mode: pedantic math is for floating point. */
+extern "C" int cublas_gemm_s8(int m, int n, int k, const int8_t *a, int lda, const int8_t *b, int ldb, int32_t *c,
+                              int ldc)
+{
+    const int32_t one = 1, zero = 0;
+    cublasHandle_t h = handle_in(&lib.int8);
+    if (!h)
+        return -1;
+    if (!lib.int8_default) {
+        CUBLAS_CHECK(api.cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+        lib.int8_default = 1;
+    }
+    CUBLAS_CHECK(api.cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CUBLAS_CHECK(api.cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a, CUDA_R_8I, lda, b, CUDA_R_8I, ldb,
+                                  &zero, c, CUDA_R_32I, ldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    gpu_count_call("cublasGemmEx INT8 (library kernels)");
     return 0;
 }
 

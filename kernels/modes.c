@@ -10,11 +10,12 @@
 
 #include "base/suggest.h"
 #include "kernels/gpu.h"
+#include "kernels/ozaki.h"
 #include "kernels/user.h"
 
 /* The entry points the rows name, each defined in its mode's file. */
 cuk_matmul_fn cpu_matmul, blas_matmul, naive_matmul, tiled_matmul, fast_matmul, cublas_matmul, tf32_matmul,
-    tf32x3_matmul, multi_matmul;
+    tf32x3_matmul, ozaki_matmul, multi_matmul;
 cuk_transpose_fn cpu_transpose, blas_transpose, naive_transpose, tiled_transpose, fast_transpose, cublas_transpose,
     multi_transpose;
 cuk_ewise_fn cpu_ewise, blas_ewise, gpu_ewise, fast_ewise, multi_ewise;
@@ -95,12 +96,20 @@ static cuk_backend table[] = {
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
     /* The tensor-core rungs: TF32 needs Ampere (8.0) or later. */
-    {.name = "tf32", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .matmul_reuse = 0, .load = GPU_OP(cublas_load),
+    {.name = "tf32", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores", .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS on the TF32 tensor cores (operands rounded to 10-bit mantissas): fast, ~1e-4 error",
      .ops = {.matmul = GPU_OP(tf32_matmul)}},
-    {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .matmul_reuse = 0,
+    {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores", .matmul_reuse = 0,
      .summary = "GPU: cuk's 3xTF32 tensor-core product (big+small split, corrections summed apart): FP32 accuracy",
      .ops = {.matmul = GPU_OP(tf32x3_matmul)}},
+    /* FP32 from the INT8 tensor cores, which came with Turing (7.5). Held
+     * back until tests/gpu/ozaki.c has passed on a GPU. */
+    {.name = "ozaki", .base = "fast", .needs = NEEDS_GPU, .min_cc = 75, .min_cc_what = "INT8 tensor cores", .matmul_reuse = 0, .load = GPU_OP(cublas_load),
+     .explain = ozaki_explain,
+     .unwritten = "its kernels are written but have not yet been checked on a GPU (docs/ozaki.md)",
+     .summary = "GPU: FP32 from the INT8 tensor cores (Ozaki's scheme: operands cut in 7-bit slices, exact integer "
+                "products)",
+     .ops = {.matmul = GPU_OP(ozaki_matmul)}},
     /* Every GPU at once: row slabs in spread memory, NCCL between them; a
      * matrix they cannot hold goes to host memory, where blas's kernels
      * work on it (spill) and the product runs out of core on cuBLASXt. */
@@ -204,8 +213,9 @@ const char *mode_cc_refusal(const cuk_backend *m, int cc_major, int cc_minor)
     static char msg[160];
     if (cc_major * 10 + cc_minor >= m->min_cc)
         return NULL;
-    snprintf(msg, sizeof msg, "mode %s needs a GPU of compute capability %d.%d or later; this one is %d.%d",
-             m->name, m->min_cc / 10, m->min_cc % 10, cc_major, cc_minor);
+    snprintf(msg, sizeof msg, "mode %s needs %s, which came with compute capability %d.%d; this GPU is %d.%d",
+             m->name, m->min_cc_what ? m->min_cc_what : "a newer GPU", m->min_cc / 10, m->min_cc % 10, cc_major,
+             cc_minor);
     return msg;
 }
 

@@ -517,6 +517,7 @@ static void make_row(user_slot *s, int i)
     r->base = s->base->name;
     r->needs = NEEDS_GPU;
     r->min_cc = s->base->min_cc;
+    r->min_cc_what = s->base->min_cc_what;
     r->load = s->base->load; /* its borrowed entries may need the base's library */
     r->matmul_reuse = b->launch.reuse;
     snprintf(s->summary, sizeof s->summary, "%s's kernels (%s); the rest from %s", s->file,

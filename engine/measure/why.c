@@ -259,6 +259,10 @@ static void why_full(const timing_cmd *c, const timing_op *op, const cost_ceilin
     int timed = cost_explain(c, op, ce, &r) == 0;
     line(width, "op", "%s %s on %s, kernel %s", op->op, op->shapes, r.where,
          timed ? fmt_ms(k, sizeof k, r.ms) : "not timed");
+    char how[400];
+    const char *scheme = op->mode->explain && !strcmp(op->op, "matmul") ? op->mode->explain(how, sizeof how) : NULL;
+    if (scheme)
+        line(width, "scheme", "%s", scheme);
     why_traffic(&r, width);
     why_measured(c, width);
     why_ceilings(&r, ce, width);

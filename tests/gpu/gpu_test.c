@@ -22,8 +22,9 @@
  *                          --quick the small ones), the long k, the thin
  *                          products and the folded sums; a short run for
  *                          the sanitizers
- *   gpu_test --tc          only the tensor-core modes, tf32 and tf32x3 (and
- *                          the variant `set tc mma`); with the others too
+ *   gpu_test --tc          only the tensor-core modes, tf32, tf32x3 and
+ *                          ozaki (and the variant `set tc mma`); with the
+ *                          others too
  *   gpu_test --multi       only mode multi, every matrix of 4 MiB and more
  *                          cut into row slabs (`set spread all`); with the
  *                          others too
@@ -133,6 +134,7 @@ static void available(void)
 #include "tests/gpu/fast_mem.c"
 #include "tests/gpu/multi.c"
 #include "tests/gpu/tensor_cores.c"
+#include "tests/gpu/ozaki.c"
 #include "tests/gpu/fast_gemm.c"
 
 int main(int argc, char **argv)
@@ -162,7 +164,7 @@ int main(int argc, char **argv)
                                       "gpu_fast_rows_a",
                                       "gpu_fast_streamk", "gpu_fast_thin_beside", "gpu_fast_rows_beside",
                                       "gpu_fast_kgroups", "gpu_fast_kgroups_short", "gpu_fast_edges_beside",
-                                      "gpu_fast_cover", "gpu_fast_fold"};
+                                      "gpu_fast_cover", "gpu_fast_fold", "gpu_ozaki"};
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             snprintf(name, sizeof name, "%s", cases[i]);
             check_skip(name, why);
@@ -191,6 +193,7 @@ int main(int argc, char **argv)
     }
     if (tc) { /* the tensor-core modes alone: a short run for their kernels */
         tc_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]));
+        ozaki_cases(quick ? NSHAPES_QUICK : (int)(sizeof shapes / sizeof shapes[0]), sanitizer);
         variant_cases(!quick && !sanitizer, "tf32x3");
         session_free(oc_s);
         return check_exit();
@@ -207,6 +210,7 @@ int main(int argc, char **argv)
     }
     fast_gemm_cases(0);
     tc_cases(nshapes);
+    ozaki_cases(nshapes, sanitizer);
     multi_cases(nshapes, NULL);
     variant_cases(!quick && !sanitizer, NULL);
     fast_mem_cases();

@@ -1,8 +1,9 @@
 /* test_min_cc.c - a mode that needs a newer GPU than the one present says
- * so, by name, before any of its kernels runs: the TF32 modes (tensor
- * cores of compute capability 8.0 on) on a 7.5 GPU (Turing, the oldest
- * the Makefile builds for), through the same check mode_available makes
- * with the device's own compute capability. No GPU needed. */
+ * so, by name and with what it needs, before any of its kernels runs: the
+ * TF32 modes (tensor cores of compute capability 8.0 on) on a 7.5 GPU
+ * (Turing, the oldest the Makefile builds for), mode ozaki (INT8 tensor
+ * cores, 7.5 on) on a 7.0 one, through the same check mode_available
+ * makes with the device's own compute capability. No GPU needed. */
 #include <string.h>
 
 #include "kernels/backend.h"
@@ -31,8 +32,8 @@ static void turing_is_refused_by_name(void)
         if (!why)
             continue;
         char want[160];
-        snprintf(want, sizeof want, "mode %s needs a GPU of compute capability 8.0 or later; this one is 7.5",
-                 m->name);
+        snprintf(want, sizeof want,
+                 "mode %s needs TF32 tensor cores, which came with compute capability 8.0; this GPU is 7.5", m->name);
         CHECKF(strcmp(why, want) == 0, "got \"%s\"", why);
     }
 }
@@ -48,17 +49,31 @@ static void ampere_and_later_run_them(void)
     }
 }
 
+/* Mode ozaki runs on Turing and later, and says what a 7.0 GPU lacks. */
+static void ozaki_needs_int8_tensor_cores(void)
+{
+    const cuk_backend *m = mode_find("ozaki");
+    CHECKF(m && m->min_cc == 75, "mode ozaki: min_cc %d", m ? m->min_cc : -1);
+    const char *why = m ? mode_cc_refusal(m, 7, 0) : NULL;
+    CHECKF(why && !strcmp(why, "mode ozaki needs INT8 tensor cores, which came with compute capability 7.5; this GPU "
+                               "is 7.0"),
+           "got \"%s\"", why ? why : "(none)");
+    CHECKF(m && mode_cc_refusal(m, 7, 5) == NULL && mode_cc_refusal(m, 9, 0) == NULL, "refused on 7.5 or 9.0");
+}
+
 /* Every other mode runs on any GPU the build supports: only rows that
- * name a min_cc are refused. */
+ * name a min_cc are refused below it, saying what they need. */
 static void other_modes_run_anywhere(void)
 {
     for (int i = 0; i < mode_count(); i++) {
         const cuk_backend *m = mode_get(i);
-        const char *why = mode_cc_refusal(m, 7, 5);
+        int below = m->min_cc - 1;
+        const char *why = mode_cc_refusal(m, 7, 5), *low = mode_cc_refusal(m, below / 10, below % 10);
         if (m->min_cc == 0)
             CHECKF(why == NULL, "mode %s refused on 7.5: %s", m->name, why);
         else
-            CHECKF(why != NULL && strstr(why, m->name), "mode %s (min_cc %d) on 7.5", m->name, m->min_cc);
+            CHECKF(low != NULL && strstr(low, m->name) && m->min_cc_what && strstr(low, m->min_cc_what),
+                   "mode %s (min_cc %d) below it: %s", m->name, m->min_cc, low ? low : "(not refused)");
     }
 }
 
@@ -67,6 +82,7 @@ int main(void)
     RUN(tf32_modes_need_ampere);
     RUN(turing_is_refused_by_name);
     RUN(ampere_and_later_run_them);
+    RUN(ozaki_needs_int8_tensor_cores);
     RUN(other_modes_run_anywhere);
     return check_exit();
 }
