@@ -77,8 +77,8 @@ const char *ozaki_explain(char *buf, size_t cap);
 #define OZAKI_HD
 #endif
 
-/* frexp's exponent: x = f 2^e with f in [0.5, 1); 0 for 0. */
-static inline OZAKI_HD int ozaki_exponent(float x) { return x > 0.0f ? ilogbf(x) + 1 : 0; }
+/* frexp's exponent: x = f 2^e with f in [0.5, 1); 0 for 0, inf and NaN. */
+static inline OZAKI_HD int ozaki_exponent(float x) { return x > 0.0f && isfinite(x) ? ilogbf(x) + 1 : 0; }
 
 /* x 2^-e, in (-1, 1) when |x| < 2^e, as digits d[0..s) in [-64, 64],
  * each the rounding of what the ones before it left:

@@ -5,7 +5,8 @@
 # each unavailable mode on one line; the bench legend once a session; the
 # ladder and roofline charts whole on the screen with every axis label;
 # long lines broken at words, never inside one; colour only without
-# NO_COLOR. Skipped where tmux is not installed.
+# NO_COLOR; the roofline's rows one line each. Skipped where tmux is not
+# installed.
 if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP screen80: tmux not installed"
     exit 0
@@ -73,6 +74,10 @@ grep -qE '^roofline: ' <<<"$s" && grep -qE '^FLOP/s$' <<<"$s" && [ "$(grep -cE '
     grep -qE '^ +0.01 .* 1000$' <<<"$s" && grep -qE 'FLOP/B$' <<<"$s" && grep -qE '^  host: ' <<<"$s" &&
     grep -qE '^  1 blas +matmul' <<<"$s" && grep -qE '^  3 cpu +matmul' <<<"$s"
 result screen80_roofline_chart_whole $? "a part of the chart or an axis label is not on the screen"
+# each point's row on one line, whatever its numbers (a wrapped row hangs
+# its last words far to the right, in lower case)
+! grep -qE '^ {20,}[a-z]' <<<"$s"
+result screen80_roofline_rows_unwrapped $? "a point's row wrapped: $(grep -E '^ {20,}[a-z]' <<<"$s" | head -1)"
 tm capture-pane -e -p -t t | grep -q $'\e\\[3[0-9]m'
 result screen80_colour $? "no colour in the chart on a colour terminal"
 

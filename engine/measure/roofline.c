@@ -123,13 +123,16 @@ static void captions(const chart *c, const cost_ceilings *ce, const roof_point *
     out_printf("  host: %.3g GB/s to %.4g GFLOP/s (1 core), %.4g (all %d)\n", ce->host_gbs, ce->host_core_gflops,
                ce->host_gflops, ce->host_cores);
     for (int i = 0; i < n; i++) {
-        char rate[32];
+        char rate[32], ai[16];
         const chart_series *s = &c->s[c->nseries - n + i];
         fmt_rate(rate, sizeof rate, p[i].gflops * 1e9, "FLOP");
+        /* 5 columns, so that the longest row (a 12-column rate and a
+         * 14-column bound) still ends at column 80 */
+        snprintf(ai, sizeof ai, p[i].ai < 0.1 ? "%.2g" : "%.3g", p[i].ai);
         out_printf("  ");
         chart_put_mark(s, st);
-        out_printf(" %-6.6s %-6.6s %-21.21s %5.3g FLOP/B %11s %s\n", p[i].op->mode->name, p[i].op->op,
-                   p[i].op->shapes, p[i].ai, rate, cost_bound_name(p[i].r.bound));
+        out_printf(" %-6.6s %-6.6s %-21.21s %5s FLOP/B %11s %s\n", p[i].op->mode->name, p[i].op->op, p[i].op->shapes,
+                   ai, rate, cost_bound_name(p[i].r.bound));
     }
 }
 
