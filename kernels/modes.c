@@ -106,7 +106,7 @@ static cuk_backend table[] = {
      * back until tests/gpu/ozaki.c has passed on a GPU. */
     {.name = "ozaki", .base = "fast", .needs = NEEDS_GPU, .min_cc = 75, .min_cc_what = "INT8 tensor cores", .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .explain = ozaki_explain,
-     .unwritten = "its kernels are written but have not yet been checked on a GPU (docs/ozaki.md)",
+     .unwritten = "not yet checked on a GPU (docs/ozaki.md)",
      .summary = "GPU: FP32 from the INT8 tensor cores (Ozaki's scheme: operands cut in 7-bit slices, exact integer "
                 "products)",
      .ops = {.matmul = GPU_OP(ozaki_matmul)}},
