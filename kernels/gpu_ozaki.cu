@@ -82,7 +82,8 @@ static __device__ ozaki_run stats_block(ozaki_run s, ozaki_run *shared, int thre
 }
 
 /* Block i: the statistics of row i of a (m x k). */
-static __global__ void __launch_bounds__(STAT_THREADS) ozaki_rows_stats(const float *a, int k, int *ea, ozaki_stats *out)
+static __global__ void __launch_bounds__(STAT_THREADS)
+    ozaki_rows_stats(const float *a, int k, int *ea, ozaki_stats *out)
 {
     __shared__ ozaki_run shared[STAT_THREADS / 32];
     const float *row = a + (size_t)blockIdx.x * k;

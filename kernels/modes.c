@@ -96,16 +96,18 @@ static cuk_backend table[] = {
      .summary = "GPU: cuBLAS SGEMM in true FP32 (no TF32), the reference; reductions use tiled's tree",
      .ops = {.matmul = GPU_OP(cublas_matmul), .transpose = GPU_OP(cublas_transpose), .dot = GPU_OP(cublas_dot)}},
     /* The tensor-core rungs: TF32 needs Ampere (8.0) or later. */
-    {.name = "tf32", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores", .matmul_reuse = 0, .load = GPU_OP(cublas_load),
+    {.name = "tf32", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores",
+     .matmul_reuse = 0, .load = GPU_OP(cublas_load),
      .summary = "GPU: cuBLAS on the TF32 tensor cores (operands rounded to 10-bit mantissas): fast, ~1e-4 error",
      .ops = {.matmul = GPU_OP(tf32_matmul)}},
-    {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores", .matmul_reuse = 0,
+    {.name = "tf32x3", .base = "fast", .needs = NEEDS_GPU, .min_cc = 80, .min_cc_what = "TF32 tensor cores",
+     .matmul_reuse = 0,
      .summary = "GPU: cuk's 3xTF32 tensor-core product (big+small split, corrections summed apart): FP32 accuracy",
      .ops = {.matmul = GPU_OP(tf32x3_matmul)}},
     /* FP32 from the INT8 tensor cores, which came with Turing (7.5). Held
      * back until tests/gpu/ozaki.c has passed on a GPU. */
-    {.name = "ozaki", .base = "fast", .needs = NEEDS_GPU, .min_cc = 75, .min_cc_what = "INT8 tensor cores", .matmul_reuse = 0, .load = GPU_OP(cublas_load),
-     .explain = ozaki_explain,
+    {.name = "ozaki", .base = "fast", .needs = NEEDS_GPU, .min_cc = 75, .min_cc_what = "INT8 tensor cores",
+     .matmul_reuse = 0, .load = GPU_OP(cublas_load), .explain = ozaki_explain,
      .unwritten = "not yet checked on a GPU (docs/ozaki.md)",
      .summary = "GPU: FP32 from the INT8 tensor cores (Ozaki's scheme: operands cut in 7-bit slices, exact integer "
                 "products)",

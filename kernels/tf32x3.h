@@ -10,8 +10,8 @@
 #define TF32X3_PAD_K 32   /* 32 floats: one 128-byte swizzled row for wgmma */
 
 /* A product with at most this many rows or columns runs on fast's FP32
- * kernels (gemv, rows, thin), exact to FP32 and faster: padded to the 128
- * of a tile of c, such a product would spend 120 of every 128 rows of
+ * kernels (gemv, rows, thin), at FP32's accuracy and faster: padded to the
+ * 128 of a tile of c, such a product would spend 120 of every 128 rows of
  * tensor-core work on zeros, and the split pass would cost more than the
  * whole FP32 product. */
 #define TF32X3_SIMT_MAX 8

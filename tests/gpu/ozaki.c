@@ -14,7 +14,8 @@ static const int oz_sliced[][3] = {{1283, 1297, 1301}, {2049, 333, 4097}, {65, 8
 /* The scheme ran for the last product, with its kernels and INT8 GEMMs. */
 static void ozaki_sliced(void)
 {
-    int slices = launches("ozaki", "ozaki_rows_slice"), gemms = launches("ozaki", "cublasGemmEx INT8 (library kernels)");
+    int slices = launches("ozaki", "ozaki_rows_slice");
+    int gemms = launches("ozaki", "cublasGemmEx INT8 (library kernels)");
     CHECKF(ozaki_last()->how == OZAKI_SLICED, "the last product ran as %d, not sliced", (int)ozaki_last()->how);
     CHECKF(slices > 0 && gemms >= OZAKI_SLICES * slices, "%d slicings, %d INT8 GEMMs", slices, gemms);
 }

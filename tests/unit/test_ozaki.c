@@ -216,7 +216,8 @@ static void ozaki_refuses_what_defeats_it(void)
     references(f32, f64, a, b, m, k, n);
     double worst = 0, worst32 = 0;
     for (int i = 0; i < m; i++) {
-        double r = f64[(size_t)i * n], d = fabs(c[(size_t)i * n] - r) / fabs(r), d32 = fabs(f32[(size_t)i * n] - r) / fabs(r);
+        double r = f64[(size_t)i * n], d = fabs(c[(size_t)i * n] - r) / fabs(r),
+               d32 = fabs(f32[(size_t)i * n] - r) / fabs(r);
         worst = d > worst ? d : worst, worst32 = d32 > worst32 ? d32 : worst32;
     }
     CHECKF(worst32 < 1e-5, "FP32 itself is off by %.3g in column 0", worst32);
